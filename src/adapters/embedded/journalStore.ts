@@ -10,16 +10,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { containsAll } from '../../domain/ports/containment.ts';
-import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
-import { OrderedIds, type Positions } from './orderedIds.ts';
+import type { Collection, CollectionOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
-import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES } from './pagedCollections.ts';
+import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
+import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } from './collectionState.ts';
+import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
+import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
+import { JournalCollection } from './journalCollection.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
   FILE_MODE,
@@ -47,7 +49,6 @@ import {
 } from './dataDir.ts';
 import type { Logger } from '../../runtime/logging/logger.ts';
 
-const EMPTY = new OrderedIds();
 /** How many records a snapshot's pass over a collection reads between two turns of the event loop. */
 const SCAN_CHUNK = 20_000;
 /** How many records the load after a start sets between two turns of the event loop. */
@@ -112,6 +113,14 @@ export interface JournalStoreOptions {
   few?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   /** The budget, in bytes of JSON, of the paged values kept in memory once read or written. */
   cacheBytes?: number;
+  /**
+   * Paged collections whose records are kept in groups, a thread's together (pagedCollections.ts
+   * GROUPED_COLLECTIONS), each with the fields whose value names a group. The default with the
+   * default `paged`; none when `paged` is given.
+   */
+  grouped?: Readonly<Record<string, readonly string[]>>;
+  /** How many records of grouped collections stay held in memory once on disk, the groups used last (default: one per 4 KB of cacheBytes, at least 1,024). */
+  heldRecords?: number;
 }
 
 export async function openJournalStore(options: JournalStoreOptions): Promise<JournalStore> {
@@ -135,7 +144,7 @@ export class JournalStore implements Store {
   private readonly log: Logger;
   private readonly io: StoreIo;
   private readonly retryMs: number;
-  private readonly states = new Map<string, CollectionState>();
+  private readonly states = new Map<string, RecordSet>();
   private readonly handles = new Map<string, JournalCollection<object>>();
   private seq = 0;
   private fd: number | null = null;
@@ -155,6 +164,10 @@ export class JournalStore implements Store {
   private closed = false;
   private readonly paged: Readonly<Record<string, readonly string[]>>;
   private readonly few: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+  private readonly grouped: Readonly<Record<string, readonly string[]>>;
+  private readonly heldRecords: number;
+  /** Per grouped collection's shard, which of its two index files its groups on disk are read from (groupedIndex.ts). */
+  private readonly sides = new Map<string, Side>();
   /** The paged collections whose records are still to load after the start (loadCollection). */
   private readonly later = new Map<string, PagedLoad>();
   private readonly files = new PagedFiles();
@@ -182,6 +195,9 @@ export class JournalStore implements Store {
     this.paged = this.dataDir ? (options.paged ?? PAGED_COLLECTIONS) : {};
     this.few = options.few ?? (options.paged ? {} : FEW_VALUES);
     this.cache = new ValueCache<Kept>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    const grouped = options.grouped ?? (options.paged ? {} : GROUPED_COLLECTIONS);
+    this.grouped = Object.fromEntries(Object.entries(grouped).filter(([name]) => name in this.paged));
+    this.heldRecords = options.heldRecords ?? Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 4096));
   }
 
   async load(): Promise<void> {
@@ -254,7 +270,7 @@ export class JournalStore implements Store {
           else if (op.length === 4) bucket(op[0]).set(op[1], wholeEntry(op[2], op[3]));
           else bucket(op[0]).delete(op[1]);
           // replayed records belong to shards that must be snapshotted before the journal goes
-          this.dirty.add(shardKey(op[0], shardOf(op[1], this.shardCount)));
+          this.dirty.add(shardKey(op[0], this.shardOfRecord(op[0], op[1])));
         });
       });
       if (segment.torn) {
@@ -338,24 +354,36 @@ export class JournalStore implements Store {
       }
       await turn();
     }
-    for (const [op, where] of load.journal) {
-      if (op.length === 4) load.records.set(op[1], this.loadedEntry(name, op[2], op[3], where, strings));
-      else load.records.delete(op[1]);
-    }
-    load.journal = [];
     const state = this.state(name);
+    // a grouped collection's records on disk are in its groups, not here: the journal is replayed onto them after the shards read whole
+    const onto = state.groups ? load.journal : [];
+    if (!onto.length)
+      for (const [op, where] of load.journal) {
+        if (op.length === 4) load.records.set(op[1], this.loadedEntry(name, op[2], op[3], where, strings));
+        else load.records.delete(op[1]);
+      }
+    load.journal = [];
     const sorted = [...load.records.entries()].sort((a, b) => a[1].seq - b[1].seq);
     load.records.clear();
     let done = 0;
     for (const [id, entry] of sorted) {
-      if (entry.value) deepFreeze(entry.value);
-      if (!entry.file) this.unplaced = true;
-      state.set(id, entry);
-      this.seq = Math.max(this.seq, entry.seq);
+      this.setLoaded(state, id, entry);
+      if (++done % LOAD_CHUNK === 0) await turn();
+    }
+    for (const [op, where] of onto) {
+      if (op.length === 4) this.setLoaded(state, op[1], this.loadedEntry(name, op[2], op[3], where, strings));
+      else state.remove(op[1]);
       if (++done % LOAD_CHUNK === 0) await turn();
     }
     state.load = null;
     this.later.delete(name);
+  }
+
+  private setLoaded(state: RecordSet, id: string, entry: Kept): void {
+    if (entry.value) deepFreeze(entry.value);
+    if (!entry.file) this.unplaced = true;
+    state.set(id, entry);
+    this.seq = Math.max(this.seq, entry.seq);
   }
 
   /**
@@ -410,6 +438,8 @@ export class JournalStore implements Store {
     } catch {
       // missing or unreadable: named by readShard, as for any shard
     }
+    const set = this.state(name);
+    if (set.groups) return number && this.openGroupedShard(name, n, set.groups, file, number) ? null : this.readPagedShard(dir, name, n, load.records, strings);
     const index = number ? describingIndex(file, this.files.descriptor(number), this.paged[name]!, this.few[name]) : null;
     if (!index) return this.readPagedShard(dir, name, n, load.records, strings);
     load.indexed.push({ n, number, index });
@@ -418,6 +448,23 @@ export class JournalStore implements Store {
     privateFile(file);
     this.sizeOfShard(shardKey(name, n), index.size);
     return null;
+  }
+
+  /**
+   * One shard of a grouped collection at the start, when one of its saved indexes describes it:
+   * its groups are known from the index's head, and read when used. False when none does, or
+   * the head lists a group another shard did or that is not this shard's (the shard is read).
+   */
+  private openGroupedShard(name: string, n: number, set: RecordGroups, file: string, number: number): boolean {
+    const index = describingGroupedIndex(file, this.files.descriptor(number), this.paged[name]!);
+    const keys = index?.groups.map((group) => group.key) ?? [];
+    if (!index || !keys.every((key) => shardOf(key, this.shardCount) === n) || !set.noneKnown(keys)) return false;
+    for (const line of index.groups) set.addOnDisk(line, number, index.side);
+    this.sides.set(shardKey(name, n), index.side);
+    this.seq = Math.max(this.seq, index.seq);
+    privateFile(file);
+    this.sizeOfShard(shardKey(name, n), index.size);
+    return true;
   }
 
   /**
@@ -440,6 +487,7 @@ export class JournalStore implements Store {
     if (paged) {
       const number = this.files.open(file);
       for (const record of paged) {
+        this.dirty.add(shardKey(name, this.shardOfRecord(name, record.id))); // the shard it belongs in, when not this one (a grouped collection's before groups)
         records.set(record.id, this.loadedEntry(name, record.seq, record.value, { file: number, at: record.at, len: record.len }, strings));
         this.seq = Math.max(this.seq, record.seq);
       }
@@ -447,6 +495,7 @@ export class JournalStore implements Store {
       const whole = readShard(dir, name, n);
       if (isProblem(whole)) return whole;
       for (const [id, [seq, value]] of Object.entries(whole.records)) {
+        this.dirty.add(shardKey(name, this.shardOfRecord(name, id)));
         records.set(id, wholeEntry(seq, value));
         this.seq = Math.max(this.seq, seq);
       }
@@ -504,7 +553,7 @@ export class JournalStore implements Store {
         lines.push([op.collection, op.id]);
         entries.push(null);
       } else {
-        const existing = this.state(op.collection).records.get(op.id);
+        const existing = this.state(op.collection).entry(op.id);
         const entry = wholeEntry(existing ? existing.seq : ++seq, op.value);
         lines.push([op.collection, op.id, entry.seq, op.value]);
         entries.push(entry);
@@ -538,7 +587,7 @@ export class JournalStore implements Store {
       } else {
         state.remove(op.id);
       }
-      this.dirty.add(shardKey(op.collection, shardOf(op.id, this.shardCount)));
+      this.dirty.add(shardKey(op.collection, this.shardOfRecord(op.collection, op.id)));
     });
     if (this.segmentBytes >= this.compactBytes && (this.segmentBytes >= this.snapshotBytes * this.compactRatio || this.segmentBytes >= this.maxJournalBytes))
       this.snapshotSoon();
@@ -680,7 +729,17 @@ export class JournalStore implements Store {
     this.dirty = new Set();
     try {
       for (const [name, shards] of byCollection(dirty)) {
-        const state = this.state(name);
+        const set = this.state(name);
+        const grouped = set.groups;
+        if (grouped) {
+          for (const [shard, groups] of grouped.inShards(shards, (key) => shardOf(key, this.shardCount))) {
+            this.sizeOfShard(shardKey(name, shard), await this.writeGroupedShard(name, grouped, shard, groups));
+            const list = (this.listed[name] ??= []);
+            if (!list.includes(shard)) list.push(shard);
+          }
+          continue;
+        }
+        const state = set as CollectionState;
         const members = await this.membersOf(state, shards);
         for (const [shard, ids] of members) {
           const key = shardKey(name, shard);
@@ -732,15 +791,95 @@ export class JournalStore implements Store {
    * meanwhile is in the new journal and stays located there.
    */
   private async writePagedShard(name: string, state: CollectionState, shard: number, ids: string[]): Promise<number> {
+    function* records(): Generator<[string, Kept]> {
+      for (const id of ids) {
+        const entry = state.records.get(id);
+        if (entry) yield [id, entry]; // gone since: its delete is in the new journal
+      }
+    }
+    const { file, number, generation, added, bytes } = await this.writeShardText(name, shard, records());
+    const kept = state.paging!.kept;
+    const indexed = added.map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) }));
+    for (const [id, entry, place] of added) if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...place }, this.strings);
+    try {
+      await writePagedIndex(file, generation, kept, indexed, this.few[name]);
+    } catch (err) {
+      // the shard is written: without its index the next start reads it whole, that is all
+      this.log.warn('could not save the index of a snapshot shard; the next start reads the shard instead', { file, error: (err as Error).message });
+    }
+    return bytes;
+  }
+
+  /**
+   * Writes one shard of a grouped collection (recordGroups.ts), a group after the other, each
+   * as it is when its turn comes (a group not held is read from its line), then its index, one
+   * line a group; the groups unchanged meanwhile are read from there from now on, and may be
+   * let go.
+   */
+  private async writeGroupedShard(name: string, set: RecordGroups, shard: number, groups: Group[]): Promise<number> {
+    const spans: { group: Group; version: number; state: CollectionState | null; from: number; to: number }[] = [];
+    function* records(): Generator<[string, Kept]> {
+      let n = 0;
+      for (const group of groups) {
+        if (!set.unchanged(group, group.version)) continue; // emptied since: its last delete is in the new journal
+        const span = { group, version: group.version, state: group.state, from: n, to: n };
+        for (const record of set.recordsOf(group)) {
+          n += 1;
+          yield record;
+        }
+        span.to = n;
+        spans.push(span);
+      }
+    }
+    const { file, number, generation, added, bytes } = await this.writeShardText(name, shard, records());
+    const kept = set.paging.kept;
+    for (const span of spans) {
+      const state = span.group.state;
+      if (!state) continue;
+      for (const [id, entry, place] of added.slice(span.from, span.to))
+        if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...place }, this.strings);
+    }
+    const key = shardKey(name, shard);
+    // the index file the groups are read from now stays as it is: the other one is written
+    const side: Side = this.sides.get(key) === 0 ? 1 : 0;
+    try {
+      const lines = await writeGroupedIndex(
+        file,
+        side,
+        generation,
+        kept,
+        spans.map((span) => ({
+          key: span.group.key,
+          rows: added
+            .slice(span.from, span.to)
+            .map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) })),
+        })),
+      );
+      this.sides.set(key, side);
+      spans.forEach((span, i) => {
+        if (set.unchanged(span.group, span.version)) set.placed(span.group, number, side, lines[i]!);
+      });
+      set.trim();
+    } catch (err) {
+      // its groups stay where they were read from, and those changed since stay held until a snapshot writes the shard again with its index
+      this.dirty.add(key);
+      this.log.warn('could not save the index of a snapshot shard; the next snapshot writes the shard again', { file, error: (err as Error).message });
+    }
+    return bytes;
+  }
+
+  /** Writes a paged shard's text from the values' bytes where they are, a chunk at a time (a shard of checkpoints is megabytes), and opens the new file. */
+  private async writeShardText(
+    name: string,
+    shard: number,
+    records: Iterable<[string, Kept]>,
+  ): Promise<{ file: string; number: number; generation: string; added: [string, Kept, Omit<Location, 'file'>][]; bytes: number }> {
     const text = startPagedShard();
     const added: [string, Kept][] = [];
     const generation = randomBytes(16).toString('hex');
     const files = this.files;
-    // the text is written as it is made, a chunk at a time (a shard of checkpoints is megabytes)
     async function* chunks(): AsyncGenerator<Buffer> {
-      for (const id of ids) {
-        const entry = state.records.get(id);
-        if (!entry) continue; // gone since: its delete is in the new journal
+      for (const [id, entry] of records) {
         const raw = entry.file ? files.read(placeOf(entry)) : Buffer.from(JSON.stringify(entry.value));
         addPagedRecord(text, id, entry.seq, raw);
         added.push([id, entry]);
@@ -757,18 +896,7 @@ export class JournalStore implements Store {
     await this.io.writeFile(file, chunks(), this.fsyncEach);
     this.files.retire(file); // the file the name held before: its records move to the new one now
     const number = this.files.open(file);
-    const kept = state.paging!.kept;
-    const indexed = added.map(([id, entry], i) => ({ id, seq: entry.seq, ...text.placed[i]!, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) }));
-    added.forEach(([id, entry], i) => {
-      if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...text.placed[i]! }, this.strings);
-    });
-    try {
-      await writePagedIndex(file, generation, kept, indexed, this.few[name]);
-    } catch (err) {
-      // the shard is written: without its index the next start reads it whole, that is all
-      this.log.warn('could not save the index of a snapshot shard; the next start reads the shard instead', { file, error: (err as Error).message });
-    }
-    return text.bytes;
+    return { file, number, generation, added: added.map(([id, entry], i) => [id, entry, text.placed[i]!]), bytes: text.bytes };
   }
 
   /**
@@ -812,13 +940,25 @@ export class JournalStore implements Store {
     return this.dataDir ? segments(this.dataDir) : [];
   }
 
-  private state(name: string): CollectionState {
+  private state(name: string): RecordSet {
     let state = this.states.get(name);
     if (!state) {
       const kept = this.paged[name];
-      this.states.set(name, (state = new CollectionState(kept ? { kept, files: this.files, cache: this.cache } : null)));
+      const paging = kept ? { kept, files: this.files, cache: this.cache } : null;
+      const naming = this.grouped[name];
+      const dir = this.dataDir!;
+      state =
+        paging && naming
+          ? new RecordGroups(paging, naming, this.heldRecords, { shardFileOf: (key) => shardPath(dir, name, shardOf(key, this.shardCount)) })
+          : new CollectionState(paging);
+      this.states.set(name, state);
     }
     return state;
+  }
+
+  /** The shard a record is snapshotted in: by its id, or a grouped collection's by its group. */
+  private shardOfRecord(name: string, id: string): number {
+    return shardOf(name in this.grouped ? groupOf(id) : id, this.shardCount);
   }
 }
 
@@ -938,43 +1078,6 @@ function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonl
   return at === good[1] ? places : [];
 }
 
-/** The kept fields of a paged record, in the order of `kept` (undefined where absent), frozen. */
-function keysOf(kept: readonly string[], value: object, strings: KeptStrings): unknown[] {
-  return keptKeys(
-    kept.map((field) => (value as Record<string, unknown>)[field]),
-    strings,
-  );
-}
-
-/** Kept fields' values as memory keeps them: strings shared, anything else a frozen copy of its own (the value parsed to find them is let go). */
-function keptKeys(keys: readonly unknown[], strings: KeptStrings): unknown[] {
-  return keys.map((key) => (typeof key === 'string' ? strings.share(key) : frozenCopy(key)));
-}
-
-/** The record as a caller reading only `fields` sees it, built from its kept fields (`at`: each field's place among them). */
-function keptFields(fields: readonly string[], at: readonly number[], keys: readonly unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  fields.forEach((field, i) => {
-    const key = keys[at[i]!];
-    if (key !== undefined) out[field] = key;
-  });
-  return out;
-}
-
-/**
- * A record as the store keeps it: with its place in the collection's order (-1 until placed).
- * A record of a paged collection has no value here once it is on disk: its `file` (0: none),
- * `at` and `len` say where it is, held on the entry rather than in an object of their own
- * (~50 bytes a record, issue 91); `keys` holds the fields its collection keeps
- * (pagedCollections.ts), in their order.
- */
-interface Kept extends Partial<Location> {
-  seq: number;
-  value: object | undefined;
-  slot: number;
-  keys?: unknown[];
-}
-
 /** A paged collection's records to load after the start: those read at the start, the shards whose saved index describes them, then the journal's writes. */
 interface PagedLoad {
   records: Map<string, Kept>;
@@ -983,314 +1086,6 @@ interface PagedLoad {
   /** The records the saved indexes' heads list as holding one of the few values (fewBefore), until the load begins. */
   holding: { id: string; seq: number; where: Location }[];
   begun: boolean;
-}
-
-/** A record held whole in memory, not (yet) on disk: no place, not even empty fields for one (~24 bytes a record of the collections held whole). */
-function wholeEntry(seq: number, value: object): Kept {
-  return { seq, value, slot: -1 };
-}
-
-/** Where a record on disk is (`entry.file` set). */
-const placeOf = (entry: Kept) => entry as Location;
-
-/** What a paged collection reads its values through. */
-interface Paging {
-  kept: readonly string[];
-  files: PagedFiles;
-  cache: ValueCache<Kept>;
-}
-
-/**
- * The places in the collection's order, kept on the records' entries rather than in a map of
- * their own beside the map by id (~30 bytes a record: ~3 MB of a server holding 100,000 threads).
- */
-class EntrySlots implements Positions {
-  size = 0;
-  constructor(private readonly records: Map<string, Kept>) {}
-  has(id: string): boolean {
-    return (this.records.get(id)?.slot ?? -1) >= 0;
-  }
-  get(id: string): number | undefined {
-    const slot = this.records.get(id)?.slot ?? -1;
-    return slot >= 0 ? slot : undefined;
-  }
-  set(id: string, at: number): void {
-    const entry = this.records.get(id)!;
-    if (entry.slot < 0) this.size += 1;
-    entry.slot = at;
-  }
-  delete(id: string): void {
-    const entry = this.records.get(id);
-    if (!entry || entry.slot < 0) return;
-    entry.slot = -1;
-    this.size -= 1;
-  }
-}
-
-class CollectionState {
-  readonly records = new Map<string, Kept>();
-  /** Set until the records of a paged collection are loaded after the start: begins loading them, and every request on it waits for it. */
-  load: (() => Promise<void>) | null = null;
-  /** Insertion order, walkable from the newest end without copying. */
-  readonly order = new OrderedIds(new EntrySlots(this.records));
-  private readonly indexes = new Map<string, Map<string, OrderedIds>>();
-
-  constructor(readonly paging: Paging | null) {}
-
-  /** The record's value: in memory, in the cache, or read from disk (and cached). */
-  valueOf(entry: Kept): object {
-    if (entry.value !== undefined) return entry.value;
-    const paging = this.paging!;
-    const cached = paging.cache.get(entry);
-    if (cached) return cached;
-    const where = placeOf(entry);
-    const value = deepFreeze(JSON.parse(paging.files.read(where).toString('utf8')) as object);
-    paging.cache.put(entry, value, where.len);
-    return value;
-  }
-
-  /** A top-level field of the record, from what memory keeps of it when it can. */
-  fieldOf(entry: Kept, field: string): unknown {
-    if (entry.keys !== undefined) {
-      const at = this.paging!.kept.indexOf(field);
-      if (at >= 0) return entry.keys[at];
-    }
-    return (this.valueOf(entry) as Record<string, unknown>)[field];
-  }
-
-  set(id: string, entry: Kept): void {
-    const previous = this.records.get(id);
-    entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
-    this.records.set(id, entry);
-    this.order.add(id);
-    if (entry.file) this.paging!.files.ref(entry.file);
-    // Only fields whose value changed are re-indexed: an index keeps insertion order, so
-    // `where` + `reverse` lists stay newest-first by creation when a record is updated.
-    for (const [field, index] of this.indexes) {
-      const before = previous && this.fieldOf(previous, field);
-      const after = this.fieldOf(entry, field);
-      if (previous && before === after) continue;
-      if (typeof before === 'string') dropFromIndex(index, before, id);
-      if (typeof after === 'string') addToIndex(index, after, id);
-    }
-    if (previous) this.release(previous);
-  }
-
-  remove(id: string): void {
-    const previous = this.records.get(id);
-    if (!previous) return;
-    this.unindex(id, previous);
-    this.order.delete(id); // before the entry goes: the entry holds its place
-    this.records.delete(id);
-    this.release(previous);
-  }
-
-  /** A paged record's value, written again elsewhere (a snapshot), is read from there from now on. */
-  relocate(entry: Kept, where: Location, strings: KeptStrings): void {
-    const paging = this.paging!;
-    paging.files.ref(where.file);
-    if (entry.file) paging.files.unref(entry.file);
-    else {
-      // held whole until now (loaded from a shard written before paging): the cache takes it
-      entry.keys = keysOf(paging.kept, entry.value!, strings);
-      paging.cache.put(entry, entry.value!, where.len);
-      entry.value = undefined;
-    }
-    entry.file = where.file;
-    entry.at = where.at;
-    entry.len = where.len;
-  }
-
-  /** What a replaced or removed version of a record held on to. */
-  private release(entry: Kept): void {
-    if (!this.paging) return;
-    this.paging.cache.drop(entry);
-    if (entry.file) this.paging.files.unref(entry.file);
-  }
-
-  addIndex(field: string): void {
-    if (this.indexes.has(field)) return;
-    const index = new Map<string, OrderedIds>();
-    this.indexes.set(field, index);
-    for (const [id, entry] of this.records) {
-      const key = this.fieldOf(entry, field);
-      if (typeof key === 'string') addToIndex(index, key, id);
-    }
-  }
-
-  /** The ids having `value` in an indexed field; undefined when the field is not indexed. */
-  idsWhere(field: string, value: string): OrderedIds | undefined {
-    const index = this.indexes.get(field);
-    if (!index) return undefined;
-    return index.get(value) ?? EMPTY;
-  }
-
-  private unindex(id: string, entry: Kept): void {
-    for (const [field, index] of this.indexes) {
-      const key = this.fieldOf(entry, field);
-      if (typeof key === 'string') dropFromIndex(index, key, id);
-    }
-  }
-}
-
-function addToIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
-  let ids = index.get(key);
-  if (!ids) index.set(key, (ids = new OrderedIds()));
-  ids.add(id);
-}
-
-function dropFromIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
-  const ids = index.get(key);
-  if (!ids) return;
-  ids.delete(id);
-  if (ids.size === 0) index.delete(key); // values that come and go (thread ids) must not pile up
-}
-
-class JournalCollection<T extends object> implements Collection<T> {
-  constructor(
-    readonly name: string,
-    private readonly state: CollectionState,
-    private readonly store: JournalStore,
-  ) {}
-
-  private read(id: string): T | undefined {
-    const entry = this.state.records.get(id);
-    return entry && (this.state.valueOf(entry) as T);
-  }
-
-  async get(id: string): Promise<T | undefined> {
-    if (this.state.load) await this.state.load();
-    return this.read(id);
-  }
-
-  async getMany(ids: string[]): Promise<(T | undefined)[]> {
-    if (this.state.load) await this.state.load();
-    return ids.map((id) => this.read(id));
-  }
-
-  async insert(id: string, value: T): Promise<boolean> {
-    if (this.state.load) await this.state.load();
-    if (this.state.records.has(id)) return false;
-    this.store.apply([{ collection: this.name, id, value }]);
-    return true;
-  }
-
-  async put(id: string, value: T): Promise<void> {
-    if (this.state.load) await this.state.load();
-    this.store.apply([{ collection: this.name, id, value }]);
-  }
-
-  async update(id: string, change: (current: T) => T | undefined): Promise<T | undefined> {
-    if (this.state.load) await this.state.load();
-    const current = this.read(id);
-    if (current === undefined) return undefined;
-    const next = change(current);
-    if (next === undefined || next === current) return current;
-    this.store.apply([{ collection: this.name, id, value: next }]);
-    return next;
-  }
-
-  async delete(id: string): Promise<boolean> {
-    if (this.state.load) await this.state.load();
-    if (!this.state.records.has(id)) return false;
-    this.store.apply([{ collection: this.name, id, delete: true }]);
-    return true;
-  }
-
-  async list(options: ListOptions<T> = {}): Promise<T[]> {
-    if (this.state.load) {
-      // a look-up of a value few records hold is answered without the collection's records (run recovery at a start)
-      const where = Object.entries(options.where ?? {});
-      const few = where.length === 1 && Object.keys(options).length === 1 ? this.store.fewBefore(this.name, where[0]![0], where[0]![1]) : undefined;
-      if (few) return few as T[];
-      await this.state.load();
-    }
-    const offset = options.offset ?? 0;
-    const limit = options.limit ?? Infinity;
-    if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);
-    const value = this.reader(options.fields);
-    if (options.orderBy !== undefined)
-      return this.sorted(options, options.orderBy)
-        .slice(offset, offset + limit)
-        .map(value);
-    const out: T[] = [];
-    let skipped = 0;
-    for (const entry of this.scan(options)) {
-      if (skipped < offset) {
-        skipped += 1;
-        continue;
-      }
-      if (out.length >= limit) break;
-      out.push(value(entry));
-    }
-    return out;
-  }
-
-  /** The matching records sorted by `field` (a stable sort: insertion order among equals); a paged record is not read for it. */
-  private sorted(options: ListOptions<T>, field: string): Kept[] {
-    const key = (entry: Kept) => String(this.state.fieldOf(entry, field) ?? '');
-    const below = options.below;
-    const all = [...this.scan({ ...options, reverse: false })]
-      .map((entry) => ({ entry, key: key(entry) }))
-      .filter((item) => below === undefined || item.key < below);
-    const ascending = all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((item) => item.entry);
-    return options.reverse ? ascending.reverse() : ascending;
-  }
-
-  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'> = {}): Promise<number> {
-    if (this.state.load) await this.state.load();
-    // one indexed field and nothing else to check: the index knows how many it holds
-    const where = Object.entries(options.where ?? {});
-    if (where.length === 1 && !options.filter && !Object.keys(options.contains ?? {}).length) {
-      const ids = this.state.idsWhere(where[0]![0], where[0]![1]);
-      if (ids !== undefined) return ids.size;
-    }
-    let n = 0;
-    for (const _ of this.scan(options)) n += 1;
-    return n;
-  }
-
-  /** How a record is read for a caller reading `fields` only: from what memory keeps of it when that has them all. */
-  private reader(fields: readonly string[] | undefined): (entry: Kept) => T {
-    const state = this.state;
-    const kept = state.paging?.kept;
-    if (fields && kept && fields.every((field) => kept.includes(field))) {
-      const at = fields.map((field) => kept.indexOf(field));
-      return (entry) => (entry.keys ? (keptFields(fields, at, entry.keys) as T) : (state.valueOf(entry) as T));
-    }
-    return (entry) => state.valueOf(entry) as T;
-  }
-
-  /** The matching records' entries in order; a paged record is read only when a filter needs more than memory keeps of it. */
-  private *scan(options: ListOptions<T>): Generator<Kept> {
-    const where = Object.entries(options.where ?? {});
-    let ids: OrderedIds | undefined;
-    const rest: [string, string][] = [];
-    // the smallest of the indexed sets is walked; the other fields are checked on each record
-    let walked: string | undefined;
-    for (const [field, value] of where) {
-      const indexed = this.state.idsWhere(field, value);
-      if (indexed !== undefined && (ids === undefined || indexed.size < ids.size)) {
-        if (walked !== undefined) rest.push([walked, options.where![walked]!]);
-        ids = indexed;
-        walked = field;
-      } else rest.push([field, value]);
-    }
-    const order = ids ?? this.state.order;
-    const state = this.state;
-    const records = state.records;
-    const filter = options.filter;
-    const contains = Object.entries(options.contains ?? {});
-    const value = filter && this.reader(options.fields);
-    for (const id of options.reverse ? order.backward() : order.forward()) {
-      const entry = records.get(id);
-      if (entry === undefined) continue;
-      if (rest.length && rest.some(([field, v]) => state.fieldOf(entry, field) !== v)) continue;
-      if (contains.length && !contains.every(([field, wanted]) => containsAll(state.fieldOf(entry, field), wanted))) continue;
-      if (value && !filter(value(entry))) continue;
-      yield entry;
-    }
-  }
 }
 
 function shardKey(collection: string, shard: number): string {

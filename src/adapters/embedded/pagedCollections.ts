@@ -6,6 +6,8 @@
 // time; a run record (~15 KB: its kwargs and input) and a thread record (its last `values`) are
 // read one at a time or a page at a time, and scanned by the fields kept here. The records read
 // across every record whole (assistants, crons) stay whole in memory.
+import { CHECKPOINT_KEY_SEPARATOR } from '../../domain/agent/checkpoints/checkpointer.ts';
+
 export const PAGED_COLLECTIONS: Readonly<Record<string, readonly string[]>> = {
   checkpoints: ['thread_id', 'thread_ns', 'checkpoint_id'],
   checkpoint_writes: ['thread_id', 'cp_key'],
@@ -29,3 +31,23 @@ export const FEW_VALUES: Readonly<Record<string, Readonly<Record<string, readonl
 
 /** The default budget of paged values kept in memory once read or written: 64 MB of their JSON (AGENTPLANE_STORE_CACHE_MB). */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The paged collections whose records are kept in groups, a thread's together (recordGroups.ts),
+ * each with the fields whose value names its group. A thread's checkpoints, pending writes and
+ * channel values are 17 records a run of the `agent` graph, read a thread at a time: memory
+ * keeps one entry per thread and collection for them, and a thread's records only while it is
+ * in use. Each id and each of these fields begins with the thread's id, up to the separator of
+ * checkpoint keys; the group is that beginning (groupOf).
+ */
+export const GROUPED_COLLECTIONS: Readonly<Record<string, readonly string[]>> = {
+  checkpoints: ['thread_id', 'thread_ns'],
+  checkpoint_writes: ['thread_id', 'cp_key'],
+  checkpoint_values: ['thread_id'],
+};
+
+/** The group a record's id, or a value naming its group, belongs to: its beginning up to the separator of checkpoint keys. */
+export function groupOf(key: string): string {
+  const at = key.indexOf(CHECKPOINT_KEY_SEPARATOR);
+  return at < 0 ? key : key.slice(0, at);
+}

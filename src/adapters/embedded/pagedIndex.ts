@@ -114,7 +114,7 @@ export function readIndexedRecords(index: DescribingIndex, fields: readonly stri
 }
 
 /** Records as an index lists them, checked against the shard's size and the head's seq; null when one is not a record. */
-function recordsOf(records: unknown, fields: readonly string[], size: number, highest: number): IndexedRecord[] | null {
+export function recordsOf(records: unknown, fields: readonly string[], size: number, highest: number): IndexedRecord[] | null {
   if (!Array.isArray(records)) return null;
   const out: IndexedRecord[] = [];
   for (const record of records as unknown[]) {
@@ -137,7 +137,7 @@ function holdsFew(fields: readonly string[], few: FewValues): (keys: readonly un
 }
 
 /** An index's first line, its head (read a chunk at a time, up to HEAD_LIMIT). */
-function readHead(file: string): string {
+export function readHead(file: string): string {
   const fd = fs.openSync(file, 'r');
   try {
     const chunks: Buffer[] = [];
@@ -156,7 +156,7 @@ function readHead(file: string): string {
   }
 }
 
-function presentOf(fields: readonly string[], keys: readonly unknown[]): Record<string, unknown> {
+export function presentOf(fields: readonly string[], keys: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   fields.forEach((field, i) => {
     if (keys[i] !== undefined) out[field] = keys[i];

@@ -22,6 +22,7 @@ import {
   type DataDirRead,
   type Meta,
 } from './dataDir.ts';
+import { GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 
 const DEFAULT_SHARDS = 64;
 
@@ -67,10 +68,11 @@ export function checkStore(dir: string, print: (line: string) => void = console.
 function inferShardCount(read: DataDirRead): number {
   const placed: [string, number][] = [];
   let highest = -1;
-  for (const shards of read.shards.values()) {
+  for (const [name, shards] of read.shards) {
     for (const [n, shard] of shards) {
       highest = Math.max(highest, n);
-      for (const id of Object.keys(shard.records)) placed.push([id, n]);
+      // a grouped collection's record is in its group's shard (recordGroups.ts)
+      for (const id of Object.keys(shard.records)) placed.push([name in GROUPED_COLLECTIONS ? groupOf(id) : id, n]);
     }
   }
   const fits = (count: number) => placed.every(([id, n]) => shardOf(id, count) === n);

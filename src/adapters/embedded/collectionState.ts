@@ -1,0 +1,236 @@
+// What the embedded store (journalStore.ts) holds of one collection's records in memory: each
+// record's entry by id (its value, or where a paged value is on disk: pagedValues.ts), the
+// collection's insertion order and its indexes. A grouped collection (recordGroups.ts) holds
+// one of these per group of records, loaded while the group is in use.
+import { OrderedIds, type Positions } from './orderedIds.ts';
+import type { PagedFiles, ValueCache, Location } from './pagedValues.ts';
+import type { KeptStrings } from './keptStrings.ts';
+import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
+
+export const EMPTY = new OrderedIds();
+
+/** The kept fields of a paged record, in the order of `kept` (undefined where absent), frozen. */
+export function keysOf(kept: readonly string[], value: object, strings: KeptStrings): unknown[] {
+  return keptKeys(
+    kept.map((field) => (value as Record<string, unknown>)[field]),
+    strings,
+  );
+}
+
+/** Kept fields' values as memory keeps them: strings shared, anything else a frozen copy of its own (the value parsed to find them is let go). */
+export function keptKeys(keys: readonly unknown[], strings: KeptStrings): unknown[] {
+  return keys.map((key) => (typeof key === 'string' ? strings.share(key) : frozenCopy(key)));
+}
+
+/** The record as a caller reading only `fields` sees it, built from its kept fields (`at`: each field's place among them). */
+export function keptFields(fields: readonly string[], at: readonly number[], keys: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  fields.forEach((field, i) => {
+    const key = keys[at[i]!];
+    if (key !== undefined) out[field] = key;
+  });
+  return out;
+}
+
+/**
+ * A record as the store keeps it: with its place in the collection's order (-1 until placed).
+ * A record of a paged collection has no value here once it is on disk: its `file` (0: none),
+ * `at` and `len` say where it is, held on the entry rather than in an object of their own
+ * (~50 bytes a record, issue 91); `keys` holds the fields its collection keeps
+ * (pagedCollections.ts), in their order.
+ */
+export interface Kept extends Partial<Location> {
+  seq: number;
+  value: object | undefined;
+  slot: number;
+  keys?: unknown[];
+}
+
+/** A record held whole in memory, not (yet) on disk: no place, not even empty fields for one (~24 bytes a record of the collections held whole). */
+export function wholeEntry(seq: number, value: object): Kept {
+  return { seq, value, slot: -1 };
+}
+
+/** Where a record on disk is (`entry.file` set). */
+export const placeOf = (entry: Kept) => entry as Location;
+
+/** What a paged collection reads its values through. */
+export interface Paging {
+  kept: readonly string[];
+  files: PagedFiles;
+  cache: ValueCache<Kept>;
+}
+
+/**
+ * The places in the collection's order, kept on the records' entries rather than in a map of
+ * their own beside the map by id (~30 bytes a record: ~3 MB of a server holding 100,000 threads).
+ */
+class EntrySlots implements Positions {
+  size = 0;
+  constructor(private readonly records: Map<string, Kept>) {}
+  has(id: string): boolean {
+    return (this.records.get(id)?.slot ?? -1) >= 0;
+  }
+  get(id: string): number | undefined {
+    const slot = this.records.get(id)?.slot ?? -1;
+    return slot >= 0 ? slot : undefined;
+  }
+  set(id: string, at: number): void {
+    const entry = this.records.get(id)!;
+    if (entry.slot < 0) this.size += 1;
+    entry.slot = at;
+  }
+  delete(id: string): void {
+    const entry = this.records.get(id);
+    if (!entry || entry.slot < 0) return;
+    entry.slot = -1;
+    this.size -= 1;
+  }
+}
+
+/** One collection's records, or one group's (recordGroups.ts); a RecordSet of its own. */
+export class CollectionState {
+  readonly records = new Map<string, Kept>();
+  /** Set until the records of a paged collection are loaded after the start: begins loading them, and every request on it waits for it. */
+  load: (() => Promise<void>) | null = null;
+  /** Insertion order, walkable from the newest end without copying. */
+  readonly order = new OrderedIds(new EntrySlots(this.records));
+  private readonly indexes = new Map<string, Map<string, OrderedIds>>();
+
+  readonly groups = null;
+
+  constructor(readonly paging: Paging | null) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  entry(id: string): Kept | undefined {
+    return this.records.get(id);
+  }
+
+  holderOfId(): CollectionState {
+    return this;
+  }
+
+  holderOf(): CollectionState {
+    return this;
+  }
+
+  *parts(): Iterable<CollectionState> {
+    yield this;
+  }
+
+  /** The record's value: in memory, in the cache, or read from disk (and cached). */
+  valueOf(entry: Kept): object {
+    if (entry.value !== undefined) return entry.value;
+    const paging = this.paging!;
+    const cached = paging.cache.get(entry);
+    if (cached) return cached;
+    const where = placeOf(entry);
+    const value = deepFreeze(JSON.parse(paging.files.read(where).toString('utf8')) as object);
+    paging.cache.put(entry, value, where.len);
+    return value;
+  }
+
+  /** A top-level field of the record, from what memory keeps of it when it can. */
+  fieldOf(entry: Kept, field: string): unknown {
+    if (entry.keys !== undefined) {
+      const at = this.paging!.kept.indexOf(field);
+      if (at >= 0) return entry.keys[at];
+    }
+    return (this.valueOf(entry) as Record<string, unknown>)[field];
+  }
+
+  set(id: string, entry: Kept): void {
+    const previous = this.records.get(id);
+    entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
+    this.records.set(id, entry);
+    this.order.add(id);
+    if (entry.file) this.paging!.files.ref(entry.file);
+    // Only fields whose value changed are re-indexed: an index keeps insertion order, so
+    // `where` + `reverse` lists stay newest-first by creation when a record is updated.
+    for (const [field, index] of this.indexes) {
+      const before = previous && this.fieldOf(previous, field);
+      const after = this.fieldOf(entry, field);
+      if (previous && before === after) continue;
+      if (typeof before === 'string') dropFromIndex(index, before, id);
+      if (typeof after === 'string') addToIndex(index, after, id);
+    }
+    if (previous) this.release(previous);
+  }
+
+  remove(id: string): void {
+    const previous = this.records.get(id);
+    if (!previous) return;
+    this.unindex(id, previous);
+    this.order.delete(id); // before the entry goes: the entry holds its place
+    this.records.delete(id);
+    this.release(previous);
+  }
+
+  /** A paged record's value, written again elsewhere (a snapshot), is read from there from now on. */
+  relocate(entry: Kept, where: Location, strings: KeptStrings): void {
+    const paging = this.paging!;
+    paging.files.ref(where.file);
+    if (entry.file) paging.files.unref(entry.file);
+    else {
+      // held whole until now (loaded from a shard written before paging): the cache takes it
+      entry.keys = keysOf(paging.kept, entry.value!, strings);
+      paging.cache.put(entry, entry.value!, where.len);
+      entry.value = undefined;
+    }
+    entry.file = where.file;
+    entry.at = where.at;
+    entry.len = where.len;
+  }
+
+  /** Lets go of every record (a group no longer held in memory: recordGroups.ts); the state is not used again. */
+  releaseAll(): void {
+    for (const entry of this.records.values()) this.release(entry);
+  }
+
+  /** What a replaced or removed version of a record held on to. */
+  private release(entry: Kept): void {
+    if (!this.paging) return;
+    this.paging.cache.drop(entry);
+    if (entry.file) this.paging.files.unref(entry.file);
+  }
+
+  addIndex(field: string): void {
+    if (this.indexes.has(field)) return;
+    const index = new Map<string, OrderedIds>();
+    this.indexes.set(field, index);
+    for (const [id, entry] of this.records) {
+      const key = this.fieldOf(entry, field);
+      if (typeof key === 'string') addToIndex(index, key, id);
+    }
+  }
+
+  /** The ids having `value` in an indexed field; undefined when the field is not indexed. */
+  idsWhere(field: string, value: string): OrderedIds | undefined {
+    const index = this.indexes.get(field);
+    if (!index) return undefined;
+    return index.get(value) ?? EMPTY;
+  }
+
+  private unindex(id: string, entry: Kept): void {
+    for (const [field, index] of this.indexes) {
+      const key = this.fieldOf(entry, field);
+      if (typeof key === 'string') dropFromIndex(index, key, id);
+    }
+  }
+}
+
+function addToIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
+  let ids = index.get(key);
+  if (!ids) index.set(key, (ids = new OrderedIds()));
+  ids.add(id);
+}
+
+function dropFromIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
+  const ids = index.get(key);
+  if (!ids) return;
+  ids.delete(id);
+  if (ids.size === 0) index.delete(key); // values that come and go (thread ids) must not pile up
+}

@@ -1,0 +1,122 @@
+// The saved index of a grouped collection's shard (issue 91; recordGroups.ts): like a paged
+// shard's (pagedIndex.ts), it holds per record where its value is in the shard and the fields
+// memory keeps of it, but one line per group of records (a thread's), and its head says where
+// each group's line is, so that memory keeps per group only that place and reads the group's
+// records when it is used.
+//
+//   {"version":3,"generation":"…","size":N,"mtimeMs":M,"fields":[…],"seq":S,"groups":[[key, at, len, count], …]}
+//   [[id, seq, at, len, {kept fields present}], …]      one line per group; `at`: bytes after the head's line
+//
+// It is written beside the shard in one of two files, a and b, in turns: the one the groups in
+// memory are read from is never replaced while they are (a snapshot writes the other, then
+// moves them to it). A start uses the one that describes the shard as it is now (the same
+// generation, size, modification time and kept fields), or reads the shard. It is a cache, never
+// the truth: written without fsync, and a group whose line cannot be read is found in its shard.
+import fs from 'node:fs';
+import { writeFileAtomic } from './dataDir.ts';
+import { generationOf } from './pagedShards.ts';
+import { indexPath, presentOf, readHead, recordsOf, type IndexedRecord } from './pagedIndex.ts';
+
+/** Which of a shard's two index files. */
+export type Side = 0 | 1;
+
+export const groupedIndexPath = (shardFile: string, side: Side) => shardFile.replace(/\.json$/, side === 0 ? '.a.index' : '.b.index');
+
+/** A group's line in an index file: bytes from the file's start, and how many records it lists. */
+export interface GroupLine {
+  key: string;
+  at: number;
+  len: number;
+  count: number;
+}
+
+interface GroupedHead {
+  version: 3;
+  generation: string;
+  size: number;
+  mtimeMs: number;
+  fields: readonly string[];
+  seq: number;
+  groups: [string, number, number, number][];
+}
+
+/** Writes the index of the shard just written at `shardFile` with `generation` on `side`; answers where each group's line is. */
+export async function writeGroupedIndex(
+  shardFile: string,
+  side: Side,
+  generation: string,
+  fields: readonly string[],
+  groups: readonly { key: string; rows: readonly IndexedRecord[] }[],
+): Promise<GroupLine[]> {
+  const stat = fs.statSync(shardFile);
+  let seq = 0;
+  let at = 0;
+  const lines: string[] = [];
+  const placed: [string, number, number, number][] = [];
+  for (const { key, rows } of groups) {
+    const line = JSON.stringify(rows.map((r) => [r.id, r.seq, r.at, r.len, presentOf(fields, r.keys)]));
+    const len = Buffer.byteLength(line);
+    for (const r of rows) seq = Math.max(seq, r.seq);
+    placed.push([key, at, len, rows.length]);
+    lines.push(line);
+    at += len + 1;
+  }
+  const head: GroupedHead = { version: 3, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, groups: placed };
+  const headText = JSON.stringify(head);
+  const body = Buffer.byteLength(headText) + 1;
+  await writeFileAtomic(groupedIndexPath(shardFile, side), `${headText}\n${lines.join('\n')}`, false);
+  // an index of the layout before groups is of no use to this shard any more
+  await fs.promises.rm(indexPath(shardFile), { force: true });
+  return placed.map(([key, lineAt, len, count]) => ({ key, at: body + lineAt, len, count }));
+}
+
+/** The index of the shard at `shardFile` (open as `fd`) that describes it as it is now, reading the heads alone; null when neither does. */
+export function describingGroupedIndex(
+  shardFile: string,
+  fd: number,
+  fields: readonly string[],
+): { side: Side; seq: number; size: number; groups: GroupLine[] } | null {
+  const stat = fs.fstatSync(fd);
+  for (const side of [0, 1] as const) {
+    let head: Partial<GroupedHead>;
+    let headText: string;
+    try {
+      headText = readHead(groupedIndexPath(shardFile, side));
+      head = JSON.parse(headText) as Partial<GroupedHead>;
+    } catch {
+      continue; // none, or not ours
+    }
+    if (head === null || typeof head !== 'object' || head.version !== 3 || head.size !== stat.size || head.mtimeMs !== stat.mtimeMs) continue;
+    if (JSON.stringify(head.fields) !== JSON.stringify(fields) || typeof head.seq !== 'number' || !Array.isArray(head.groups)) continue;
+    if (typeof head.generation !== 'string' || head.generation !== generationOf(fd, stat.size)) continue;
+    const body = Buffer.byteLength(headText) + 1;
+    const groups: GroupLine[] = [];
+    for (const g of head.groups as unknown[]) {
+      if (!Array.isArray(g) || g.length !== 4 || typeof g[0] !== 'string' || !g.slice(1).every((n) => Number.isInteger(n) && (n as number) >= 0)) return null;
+      groups.push({ key: g[0], at: body + (g[1] as number), len: g[2] as number, count: g[3] as number });
+    }
+    return { side, seq: head.seq, size: stat.size, groups };
+  }
+  return null;
+}
+
+/** The records of a group's line, read from the index file on `side`; null when it cannot be read as one (the group is found in its shard instead). */
+export function readGroupLine(shardFile: string, side: Side, line: { at: number; len: number }, fields: readonly string[]): IndexedRecord[] | null {
+  try {
+    const fd = fs.openSync(groupedIndexPath(shardFile, side), 'r');
+    try {
+      const buffer = Buffer.allocUnsafe(line.len);
+      let done = 0;
+      while (done < line.len) {
+        const n = fs.readSync(fd, buffer, done, line.len - done, line.at + done);
+        if (n <= 0) return null;
+        done += n;
+      }
+      return recordsOf(JSON.parse(buffer.toString('utf8')), fields, Infinity, Infinity);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}

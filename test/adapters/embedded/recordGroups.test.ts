@@ -1,0 +1,169 @@
+// A grouped collection's records (issue 91: checkpoints, their writes and channel values) are
+// held in memory a thread at a time: once a snapshot has them on disk, memory keeps one entry per
+// thread, and a thread's records are read back from its shard's saved index when it is used.
+// Every answer is the same whether a thread is held or not, after a restart, a kill -9, a lost
+// or damaged index, and on a directory written before records were grouped.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { openJournalStore, type JournalStoreOptions } from '../../../src/adapters/embedded/journalStore.ts';
+import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
+import { tempDir } from '../../support/server.ts';
+
+interface Write {
+  thread_id: string;
+  cp_key: string;
+  n: number;
+  body: string;
+}
+
+const KEPT = { checkpoint_writes: ['thread_id', 'cp_key'] };
+const thread = (t: number) => `thread-${String(t).padStart(6, '0')}`;
+const cpKey = (t: number, c: number) => [thread(t), '', `cp-${c}`].join(SEP);
+const writeId = (t: number, c: number, w: number) => [cpKey(t, c), 'task', String(w)].join(SEP);
+const write = (t: number, c: number, w: number, body = 'x'.repeat(100)): Write => ({ thread_id: thread(t), cp_key: cpKey(t, c), n: w, body });
+
+async function open(dir: string, options: Partial<JournalStoreOptions> = {}) {
+  const store = await openJournalStore({
+    dataDir: dir,
+    paged: KEPT,
+    grouped: { checkpoint_writes: ['thread_id', 'cp_key'] },
+    cacheBytes: 1,
+    shards: 4,
+    heldRecords: 0,
+    ...options,
+  });
+  await store.loaded();
+  return { store, writes: store.collection<Write>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] }) };
+}
+
+/** What a reader sees of threads 0..threads-1: each thread's records, a checkpoint's, counts, and the whole collection in order. */
+async function answers(writes: Awaited<ReturnType<typeof open>>['writes'], threads: number) {
+  const out: unknown[] = [await writes.count(), (await writes.list()).map((w) => `${w.cp_key}/${w.n}`)];
+  for (let t = 0; t < threads; t += 1) {
+    out.push(
+      (await writes.list({ where: { thread_id: thread(t) } })).map((w) => w.n),
+      (await writes.list({ where: { cp_key: cpKey(t, 1) }, reverse: true, limit: 2 })).map((w) => w.n),
+      await writes.count({ where: { thread_id: thread(t) } }),
+      (await writes.get(writeId(t, 0, 0)))?.body.length,
+      (await writes.getMany([writeId(t, 2, 1), writeId(t, 9, 9)])).map((w) => w?.n),
+    );
+  }
+  return out;
+}
+
+test("a grouped collection's records on disk cost memory per thread, not per record", async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const heapUsed = () => {
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const dir = tempDir('groups-memory-');
+  const threads = 200;
+  const perThread = 60;
+  {
+    const first = await open(dir, { shards: 8 });
+    const ops = [];
+    for (let t = 0; t < threads; t += 1)
+      for (let i = 0; i < perThread; i += 1)
+        ops.push({ collection: 'checkpoint_writes', id: writeId(t, Math.floor(i / 3), i % 3), value: write(t, Math.floor(i / 3), i % 3) });
+    for (let i = 0; i < ops.length; i += 500) await first.store.write(ops.slice(i, i + 500));
+    await first.store.close();
+  }
+  const before = heapUsed();
+  const again = await open(dir, { shards: 8 });
+  const perRecord = (heapUsed() - before) / (threads * perThread);
+  try {
+    // ~4 bytes a record (~250 a thread); ~380 a record when each record kept an entry, its kept fields and index places
+    assert.ok(perRecord < 20, `${Math.round(perRecord)} bytes of heap a record`);
+    assert.equal(await again.writes.count(), threads * perThread);
+    assert.equal((await again.writes.list({ where: { thread_id: thread(7) } })).length, perThread);
+  } finally {
+    await again.store.close();
+  }
+});
+
+test('every answer is the same with the threads held, let go, restarted and after a kill -9', async () => {
+  const dir = tempDir('groups-answers-');
+  const first = await open(dir, { heldRecords: 1_000_000 });
+  for (let t = 0; t < 12; t += 1) for (let c = 0; c < 4; c += 1) for (let w = 0; w < 3; w += 1) await first.writes.put(writeId(t, c, w), write(t, c, w));
+  await first.writes.delete(writeId(3, 1, 1));
+  await first.writes.update(writeId(4, 2, 2), (w) => ({ ...w, n: 42 }));
+  const held = await answers(first.writes, 12);
+  await first.store.flush();
+  assert.deepEqual(await answers(first.writes, 12), held, 'held after a snapshot');
+  await first.store.close();
+
+  // every thread let go as soon as it is on disk
+  const cold = await open(dir);
+  assert.deepEqual(await answers(cold.writes, 12), held, 'read back a thread at a time');
+  // changes to threads not held, then a snapshot that writes some of them while others are read
+  await cold.writes.put(writeId(5, 0, 0), write(5, 0, 0, 'changed'));
+  await cold.writes.delete(writeId(6, 3, 2));
+  for (let w = 0; w < 3; w += 1) await cold.writes.delete(writeId(7, 0, w));
+  await cold.writes.put(writeId(12, 0, 0), write(12, 0, 0));
+  const changed = await answers(cold.writes, 13);
+  await Promise.all([cold.store.flush(), answers(cold.writes, 13)]);
+  assert.deepEqual(await answers(cold.writes, 13), changed, 'after a snapshot with reads meanwhile');
+  // kill -9 after more writes: a copy of the live directory, lock taken over
+  await cold.writes.put(writeId(8, 1, 1), write(8, 1, 1, 'journal only'));
+  await cold.writes.delete(writeId(9, 0, 0));
+  const last = await answers(cold.writes, 13);
+  const copy = tempDir('groups-killed-');
+  // cp -a keeps the files' modification times to the nanosecond, as the saved indexes note them (fs.cpSync to the millisecond)
+  execFileSync('cp', ['-a', `${dir}/.`, copy]);
+  fs.rmSync(path.join(copy, 'LOCK'));
+  await cold.store.close();
+  for (const at of [dir, copy]) {
+    const again = await open(at);
+    try {
+      assert.deepEqual(await answers(again.writes, 13), last, `reopened ${at === dir ? 'after a stop' : 'after a kill -9'}`);
+    } finally {
+      await again.store.close();
+    }
+  }
+});
+
+test('a lost or damaged saved index, or a directory from before groups, reads the shards instead and answers the same', async () => {
+  const dir = tempDir('groups-index-');
+  // before groups: the same records, each in the shard of its id
+  const ungrouped = await open(dir, { grouped: {} });
+  for (let t = 0; t < 10; t += 1) for (let c = 0; c < 3; c += 1) for (let w = 0; w < 2; w += 1) await ungrouped.writes.put(writeId(t, c, w), write(t, c, w));
+  const expected = await answers(ungrouped.writes, 10);
+  await ungrouped.store.close();
+  const shards = path.join(dir, 'collections', 'checkpoint_writes');
+  const indexes = () => fs.readdirSync(shards).filter((f) => f.endsWith('.index'));
+  assert.ok(indexes().every((f) => /^shard-\d+\.index$/.test(f)));
+
+  const grouped = await open(dir);
+  assert.deepEqual(await answers(grouped.writes, 10), expected, 'from shards written before groups');
+  await grouped.store.close();
+  assert.ok(indexes().length > 0 && indexes().every((f) => /^shard-\d+\.a\.index$/.test(f)), indexes().join(' '));
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'from the saved indexes');
+
+  // a group's line damaged: its records are found in the shard
+  for (const f of indexes()) {
+    const file = path.join(shards, f);
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.replace(/\n\[\[/g, '\n[{'));
+  }
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with each line damaged');
+  for (const f of indexes()) fs.rmSync(path.join(shards, f));
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with no saved index');
+});
+
+const opened: Awaited<ReturnType<typeof open>>[] = [];
+async function reopened(dir: string) {
+  while (opened.length) await opened.pop()!.store.close();
+  const again = await open(dir);
+  opened.push(again);
+  return again;
+}
+test.after(async () => {
+  while (opened.length) await opened.pop()!.store.close();
+});
