@@ -15,9 +15,9 @@ const VISITS_PER_LOOK = 8;
 export interface PassFeed<R> {
   pushed: Set<R>;
   /** Hands a reader what the feed has for it; `batches` lives for one pass (readers at one position share a batch). */
-  visit(reader: R, batches: Map<string, unknown>): void;
+  visit(reader: R, batches: Map<unknown, unknown>): void;
   /** The pass under way or due, if any (its readers are those pushed when it begins). */
-  pass?: { readers?: R[]; at: number; batches: Map<string, unknown>; again: boolean };
+  pass?: { readers?: R[]; at: number; batches: Map<unknown, unknown>; again: boolean };
 }
 
 const due: PassFeed<unknown>[] = [];

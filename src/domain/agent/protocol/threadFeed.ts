@@ -154,7 +154,7 @@ export class ThreadFeeds {
   }
 
   /** One pass's events for a live reader: those after its position that its filter lets through. */
-  private pushTo(feed: Feed, reader: Pushed, batches: Map<string, Batch>): void {
+  private pushTo(feed: Feed, reader: Pushed, batches: Map<string, Map<number, Batch>>): void {
     if (reader.closed || reader.state !== 'live') return;
     const window = feed.window;
     if (feed.from > reader.seq) {
@@ -165,15 +165,17 @@ export class ThreadFeeds {
     }
     if ((window.at(-1)?.seq ?? reader.seq) <= reader.seq) return;
     // made once per pass for the readers at this place with this filter (a slice of the pass
-    // later, the window may hold more: they are given those by the next pass)
-    const at = `${reader.key}\u0000${reader.seq}`;
-    let batch = batches.get(at);
+    // later, the window may hold more: they are given those by the next pass); found by filter,
+    // then by place, with no key made per reader
+    let atPlaces = batches.get(reader.key);
+    if (!atPlaces) batches.set(reader.key, (atPlaces = new Map()));
+    let batch = atPlaces.get(reader.seq);
     if (!batch) {
       let i = window.length;
       while (i > 0 && window[i - 1]!.seq > reader.seq) i -= 1;
       const events: ProtocolEvent[] = [];
       for (; i < window.length; i += 1) if (matchesFilter(reader.filter, window[i]!)) events.push(window[i]!);
-      batches.set(at, (batch = { events: Object.freeze(events), last: window.at(-1)!.seq }));
+      atPlaces.set(reader.seq, (batch = { events: Object.freeze(events), last: window.at(-1)!.seq }));
     }
     reader.seq = batch.last;
     if (batch.events.length && !reader.sink.deliver(batch.events)) reader.state = 'paused';
@@ -226,7 +228,7 @@ export class ThreadFeeds {
         threadId,
         owner,
         pushed: new Set(),
-        visit: (reader, batches) => this.pushTo(made, reader, batches as Map<string, Batch>),
+        visit: (reader, batches) => this.pushTo(made, reader, batches as Map<string, Map<number, Batch>>),
       };
       this.feeds.set(key, made);
       void this.run(key, made, threadId, owner);

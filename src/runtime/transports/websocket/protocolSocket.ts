@@ -268,7 +268,8 @@ class ProtocolSocket {
     const pushed = stream.push({
       deliver: (batch) => {
         if (this.ws.readyState !== this.ws.OPEN) return true;
-        this.connection.write(this.unsent(batch));
+        const unsent = this.unsent(batch);
+        if (unsent.length) this.connection.write(unsent);
         if (this.connection.writableLength <= SSE_UNSENT_LIMIT) return true;
         const drained = () => {
           this.connection.off('drain', drained);
@@ -292,9 +293,19 @@ class ProtocolSocket {
 
   /** The frames of a batch this socket has not sent yet, as one buffer (the batch's own, shared, when it has sent none). */
   private unsent(batch: readonly SseEvent[]): Buffer {
-    const fresh = batch.filter((event) => event.id === undefined || !this.sent.has(event.id));
-    for (const event of fresh) if (event.id !== undefined) this.sent.add(event.id);
-    return fresh.length === batch.length ? batchFrames(batch) : Buffer.concat(fresh.map((event) => textFrame(event, event.data)));
+    // as a rule every event is new to the socket (it has one subscription): the batch's shared
+    // frames, with no array made for this socket
+    let sentBefore: Set<number> | undefined;
+    for (let i = 0; i < batch.length; i += 1) {
+      const id = batch[i]!.id;
+      if (id === undefined) continue;
+      if (this.sent.has(id)) (sentBefore ??= new Set()).add(i);
+      else this.sent.add(id);
+    }
+    if (!sentBefore) return batchFrames(batch);
+    const skipped = sentBefore;
+    const unsent = batch.filter((_, i) => !skipped.has(i));
+    return Buffer.concat(unsent.map((event) => textFrame(event, event.data)));
   }
 
   /**
