@@ -317,12 +317,12 @@ export class RunEngine {
     const started = Date.now();
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const unreadable = running.claim?.unreadable;
-    // runs claimed together start, and runs that end together conclude, one a turn (turns.ts)
-    await ownTurn();
+    // runs claimed together start, and runs that end together conclude, one a turn, owners in rotation (turns.ts)
+    await ownTurn(ownerOf(run));
     const { event, output, trace } = unreadable
       ? { event: { type: 'fail', error: unreadable } as const, output: undefined, trace: undefined }
       : await executeGraph(this.deps, run, running, log, (runId, reason) => this.stopLocal(runId, reason));
-    await ownTurn();
+    await ownTurn(ownerOf(run));
     await this.conclude(run, running, event, output, trace, started, log);
   }
 

@@ -4,7 +4,9 @@
 // it may retry and all let go at once, came back together, and the ~30 requests the rate then
 // admitted ran 15-35 ms with no socket read, so another tenant's request waited behind all of
 // them (issue 83). Now another tenant's request is read and handled between any two of them;
-// a tenant sending one request at a time never waits.
+// a tenant sending one request at a time never waits. The turns are the tenant's own
+// (shared/turns.ts serves owners in rotation): another tenant's piece that waits a turn (its
+// run's start or end, its own requests past two) waits for one of this tenant's, not its queue.
 import { ownTurn } from '../../../shared/turns.ts';
 
 /** Requests of one tenant handled at once before the next waits its own turn. */
@@ -15,7 +17,7 @@ export class TenantTurns {
 
   /** Waits `tenant`'s turn if it has AT_ONCE requests being handled; the returned function ends this one's (call it once). */
   async enter(tenant: string): Promise<() => void> {
-    if ((this.busy.get(tenant) ?? 0) >= AT_ONCE) await ownTurn();
+    if ((this.busy.get(tenant) ?? 0) >= AT_ONCE) await ownTurn(tenant);
     this.busy.set(tenant, (this.busy.get(tenant) ?? 0) + 1);
     let left = false;
     return () => {

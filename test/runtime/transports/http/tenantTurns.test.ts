@@ -43,3 +43,20 @@ test('a tenant sending one request at a time never waits a turn', async () => {
     await entering;
   }
 });
+
+test("a tenant's request that waits a turn waits for one of a flooding tenant's, not for its whole queue", async () => {
+  const turns = new TenantTurns();
+  const handled: string[] = [];
+  const held: (() => void)[] = [];
+  // each tenant has two requests in progress (a wait for a run, a stream)
+  for (const tenant of ['a', 'a', 'b', 'b']) held.push(await turns.enter(tenant));
+  const handle = async (tenant: string, name: string) => {
+    const leave = await turns.enter(tenant);
+    handled.push(name);
+    setImmediate(leave);
+  };
+  const flood = Array.from({ length: 10 }, (_, i) => handle('a', `a${i}`));
+  await Promise.all([...flood, handle('b', 'b')]);
+  for (const leave of held) leave();
+  assert.equal(handled.indexOf('b'), 1, handled.join(' '));
+});
