@@ -22,6 +22,7 @@ export function busyStretches(
   profile: CpuProfile,
   top = 10,
   bounds = [5, 10, 20, 50, 100],
+  capUs = Infinity,
 ): { longest: Stretch[]; atLeast: [number, number][]; count: number } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -30,8 +31,11 @@ export function busyStretches(
   let clock = 0;
   let open: (typeof stretches)[number] | undefined;
   profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    clock += delta;
+    const gap = profile.timeDeltas[i] ?? 0;
+    clock += gap;
+    // a gap much longer than the sampling interval is time the thread was off the CPU (a shared
+    // machine's other work), not work: counted at most capUs, a stretch is then the loop's own
+    const delta = Math.min(gap, capUs);
     const idle = idleNames.has(byId.get(id)!.callFrame.functionName);
     if (idle) {
       open = undefined;
@@ -82,11 +86,12 @@ export function busyStretches(
   };
 }
 
-// `npx tsx scripts/bench/busyStretches.ts <file.cpuprofile> [top]`: prints them.
+// `npx tsx scripts/bench/busyStretches.ts <file.cpuprofile> [top] [cap µs]`: prints them; with a cap
+// (about twice the profile's --cpu-prof-interval), each sample counts at most that long.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const fs = await import('node:fs');
   const profile = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8')) as CpuProfile;
-  const { longest, atLeast, count } = busyStretches(profile, Number(process.argv[3] ?? 10));
+  const { longest, atLeast, count } = busyStretches(profile, Number(process.argv[3] ?? 10), undefined, Number(process.argv[4] ?? Infinity));
   console.log(`${count} busy stretches; lasting at least: ${atLeast.map(([b, n]) => `${b} ms ${n}`).join(', ')}`);
   for (const s of longest) {
     console.log(`${s.ms} ms at ${s.atMs} ms`);

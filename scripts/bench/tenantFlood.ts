@@ -4,11 +4,13 @@
 // floods it from a process of its own at the lowest priority (test/support/floodClient.ts: 32
 // connections each sending its next request as soon as the last is answered — thread
 // creations, stateless runs of a 1-s graph, deployments, store items — and 64 key-less
-// WebSocket upgrades opened again as soon as they are let go) while tenant B reads one of its
-// threads every 25 ms and runs its own run, in quiet and flooded spells that alternate. Prints
-// the figures as JSON (with the load average), and exits 1 when a bound is missed. Beside B's
-// latencies, the CPU time the process spent while each read of B's waited (read_cpu): the
-// server's work B waited behind, without the time the machine's other work took the CPU.
+// WebSocket upgrades opened again as soon as they are let go) while tenant B, from a process of
+// its own (test/support/tenantClient.ts), reads one of its threads every 15 ms and runs its own
+// run, in quiet and flooded spells that alternate. Prints the figures as JSON (with the load
+// average and each round's), and exits 1 when a bound is missed. Beside B's latencies, the CPU
+// time the server's main thread spent while each read of B's waited (read_loop): the event
+// loop's work ahead of B's answer, without the run workers' nor the time the machine's other work
+// took the CPU from it.
 //
 //   npx tsx scripts/bench/tenantFlood.ts
 //
@@ -16,6 +18,7 @@
 // FLOOD_ROUNDS (5), FLOOD_WINDOW_MS (2000), FLOOD_RATE (AGENTPLANE_MAX_REQUESTS_PER_SECOND),
 // FLOOD_IN_MEMORY=1 (the store in memory, not in a temporary data directory), FLOOD_RUN_WORKERS
 // (AGENTPLANE_RUN_WORKERS; by default the product's, runs in worker threads; 0: on the request loop),
+// FLOOD_READS_FILE (each flooded read's span, for scripts/bench/floodReadProfile.ts),
 // FLOOD_PRIORITY=-10 (this process's main thread above the machine's other work: on a shared
 // machine a process that has work loses the CPU to others, and B's tail is then the machine's).
 import os from 'node:os';
@@ -57,9 +60,14 @@ const figures = {
   ratio: fixed(floodP99 / idleP99),
   idle_p50_ms: fixed(p50(spells.idleReads)),
   flood_p50_ms: fixed(p50(spells.floodReads)),
-  idle_read_cpu_p99_ms: fixed(p99(spells.idleReadCpu)),
-  flood_read_cpu_p99_ms: fixed(p99(spells.floodReadCpu)),
-  cpu_ratio: fixed(p99(spells.floodReadCpu) / p99(spells.idleReadCpu)),
+  idle_read_loop_p99_ms: fixed(p99(spells.idleReadLoop)),
+  flood_read_loop_p99_ms: fixed(p99(spells.floodReadLoop)),
+  loop_ratio: fixed(p99(spells.floodReadLoop) / p99(spells.idleReadLoop)),
+  rounds: spells.rounds.map((r) => ({
+    p99: [fixed(r.idleP99), fixed(r.floodP99)],
+    loop_p99: [fixed(r.idleLoopP99), fixed(r.floodLoopP99)],
+    run: [fixed(r.idleRun), fixed(r.floodRun)],
+  })),
   idle_reads: spells.idleReads.length,
   flood_reads: spells.floodReads.length,
   idle_run_ms: fixed(idleRun),
@@ -74,6 +82,8 @@ const figures = {
   details: report.details,
 };
 console.log(JSON.stringify(figures, null, 2));
+// where B's slowest flooded reads are, for a --cpu-prof of this process (scripts/bench/floodReadProfile.ts)
+if (process.env.FLOOD_READS_FILE) (await import('node:fs')).writeFileSync(process.env.FLOOD_READS_FILE, JSON.stringify(spells.floodReadSpans));
 const missed = [
   ...(floodP99 <= 1.5 * idleP99 ? [] : [`B's p99 went from ${fixed(idleP99)} ms quiet to ${fixed(floodP99)} ms under A's flood (bound 1.5x)`]),
   ...(floodRun <= idleRun + RUN_MS

@@ -32,6 +32,8 @@ export interface Flood {
   resume(): Promise<void>;
   /** Stops sending; resolves once every request it sent is answered and every key-less socket let go. */
   pause(): Promise<void>;
+  /** Requests sent, and key-less upgrades refused, since the flood last resumed. */
+  sent(): Promise<{ requests: number; keylessRefused: number }>;
   /** Ends the flood: what it was answered in all. */
   stop(): Promise<FloodReport>;
 }
@@ -44,6 +46,8 @@ const details = {};
 let keylessRefused = 0;
 let flooding = false;
 let busy = [];
+let sent = 0;
+let refusedSinceResume = 0;
 const headers = { 'x-api-key': key, 'content-type': 'application/json' };
 const every = {
   threads: () => ['POST', '/threads', {}],
@@ -58,6 +62,7 @@ const count = (status) => (statuses[status] = (statuses[status] ?? 0) + 1);
 async function loop(n) {
   for (let i = n; flooding; i += connections) {
     const [method, path, body] = requests[i % requests.length](i);
+    sent++;
     try {
       const res = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
       const text = await res.text();
@@ -78,15 +83,18 @@ function keyless() {
     // held open from this side (no end()): only the server can let it go
     socket.on('data', () => {});
     socket.on('error', () => {});
-    socket.on('close', () => { keylessRefused++; resolve(); });
+    socket.on('close', () => { keylessRefused++; refusedSinceResume++; resolve(); });
   });
 }
 async function keylessLoop() {
   while (flooding) await keyless();
 }
 process.on('message', async (what) => {
+  if (what === 'sent') return process.send({ requests: sent, keylessRefused: refusedSinceResume });
   if (what === 'resume' && !flooding) {
     flooding = true;
+    sent = 0;
+    refusedSinceResume = 0;
     busy = [...Array.from({ length: connections }, (_, n) => loop(n)), ...Array.from({ length: keylessSockets }, keylessLoop)];
   } else if (what === 'pause' || what === 'stop') {
     flooding = false;
@@ -103,10 +111,19 @@ export async function startFlood(options: FloodOptions): Promise<Flood> {
     env: { ...process.env, FLOOD_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  // each question's listeners go with its answer: the rig asks many (flood.sent() while waiting)
   const answer = <T>() =>
     new Promise<T>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as T));
-      child.once('error', reject);
+      const failed = (err: Error) => {
+        child.off('message', answered);
+        reject(err);
+      };
+      const answered = (m: unknown) => {
+        child.off('error', failed);
+        resolve(m as T);
+      };
+      child.once('message', answered);
+      child.once('error', failed);
     });
   const ask = async <T>(what: string): Promise<T> => {
     const answered = answer<T>();
@@ -117,6 +134,7 @@ export async function startFlood(options: FloodOptions): Promise<Flood> {
   return {
     resume: () => ask('resume'),
     pause: () => ask('pause'),
+    sent: () => ask<{ requests: number; keylessRefused: number }>('sent'),
     async stop() {
       const report = await ask<FloodReport>('stop');
       child.kill();

@@ -2,21 +2,29 @@
 // its quiet figure, its runs within one run's length.) On loopback: a server in process with
 // agent-server auth on and every limit at its default (the embedded store in a temporary
 // directory); tenant A floods it from a process of its own at the lowest priority
-// (floodClient.ts) while tenant B reads one of its threads every 25 ms and runs its own run.
-// Quiet and flooded spells alternate (A paused and resumed, its runs let end in between), so
-// both see the same machine. Measured by scripts/bench/tenantFlood.ts.
-import assert from 'node:assert/strict';
+// (floodClient.ts) while tenant B, from a process of its own (tenantClient.ts), reads one of its
+// threads every 15 ms and runs its own run. Quiet and flooded spells alternate (A paused and
+// resumed, its runs let end in between), so both see the same machine. Measured by
+// scripts/bench/tenantFlood.ts.
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from './server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 import { startFlood, type Flood, type FloodKind, type FloodReport } from './floodClient.ts';
+import { startTenantClient, type Reads } from './tenantClient.ts';
 
 /** How long each of A's runs lasts: B's run may wait at most this long more than alone. */
 export const RUN_MS = 1_000;
 const B_RUN_MS = 200;
-/** How often B reads: a client well within any tenant's rate. */
-const B_READ_EVERY_MS = 25;
+/** How often B reads: a client well within any tenant's rate (AGENTPLANE_MAX_REQUESTS_PER_SECOND, 100), often enough that a spell's p99 is not its slowest read. */
+const B_READ_EVERY_MS = 15;
+/** The server's defaults (AGENTPLANE_MAX_REQUESTS_PER_SECOND, AGENTPLANE_MAX_REQUEST_BURST). */
+const DEFAULT_RATE = 100;
+const DEFAULT_BURST = 250;
+/** A's key-less WebSockets, and the pace of one address's refused upgrades (protocolSocket.ts). */
+const KEYLESS_SOCKETS = 64;
+const KEYLESS_BURST = 300;
+const KEYLESS_RATE = 100;
 
 export interface FloodSetup {
   inMemory?: boolean;
@@ -34,16 +42,20 @@ export interface FloodSpells {
   idleReads: number[];
   floodReads: number[];
   /**
-   * The CPU time the process spent while each read of B's waited, quiet and flooded: the work the
-   * server did ahead of B's answer, without the time the machine's other work took the CPU from
-   * it (the same as the latency on an idle machine, less what waits on nothing). With the runs
-   * on the request loop (runWorkers '0') it is the loop's alone.
+   * The CPU time of the server's main thread (its event loop) while each read of B's waited,
+   * quiet and flooded: the loop's work ahead of B's answer, without the run workers' time nor
+   * the time the machine's other work took the CPU from the loop. On a quiet machine it is B's
+   * latency less the time spent waiting on nothing. Empty where /proc is not.
    */
-  idleReadCpu: number[];
-  floodReadCpu: number[];
+  idleReadLoop: number[];
+  floodReadLoop: number[];
+  /** Each flooded read's start and end (µs of process.hrtime, as V8's CPU profiles) and its read_loop, ms: where a profile's slow reads are. */
+  floodReadSpans: [number, number, number][];
   idleRuns: number[];
   floodRuns: number[];
-  /** CPU ms this process spent in the quiet spells' reads, in the flooded spells, and how long those lasted. */
+  /** Each round's figures, quiet then flooded: B's p99, the loop's p99 while B waited, B's run. */
+  rounds: { idleP99: number; floodP99: number; idleLoopP99: number; floodLoopP99: number; idleRun: number; floodRun: number }[];
+  /** CPU ms this process (the server, workers included) spent in the quiet spells' reads, in the flooded spells, and how long those lasted. */
   idleCpu: number;
   idleMs: number;
   floodCpu: number;
@@ -90,35 +102,8 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
     });
   const threadB = ((await (await as(keyB, 'POST', '/threads', {})).json()) as { thread_id: string }).thread_id;
 
-  /**
-   * B's reads of its thread for `ms`, one every B_READ_EVERY_MS: each one's latency, and the CPU
-   * time this process spent while it waited (`cpu`, when given).
-   */
-  async function readLatencies(ms: number, cpu?: number[]): Promise<number[]> {
-    const latencies: number[] = [];
-    const until = performance.now() + ms;
-    while (performance.now() < until) {
-      const started = performance.now();
-      const cpuBefore = cpuMs();
-      const res = await as(keyB, 'GET', `/threads/${threadB}`);
-      await res.arrayBuffer();
-      assert.equal(res.status, 200, 'B was refused');
-      cpu?.push(cpuMs() - cpuBefore);
-      const took = performance.now() - started;
-      latencies.push(took);
-      await sleep(Math.max(0, B_READ_EVERY_MS - took));
-    }
-    return latencies;
-  }
-
-  /** How long B's run takes, from its creation to its result. */
-  async function runLatency(): Promise<number> {
-    const started = performance.now();
-    const res = await as(keyB, 'POST', `/threads/${threadB}/runs/wait`, { assistant_id: 'slow', input: { messages: [] }, context: { delay_ms: B_RUN_MS } });
-    await res.arrayBuffer();
-    assert.equal(res.status, 200, 'B was refused');
-    return performance.now() - started;
-  }
+  const clientB = await startTenantClient({ url: server.url, key: keyB, threadId: threadB, serverPid: process.pid, everyMs: B_READ_EVERY_MS });
+  const runBody = { assistant_id: 'slow', input: { messages: [] }, context: { delay_ms: B_RUN_MS } };
 
   /** A's runs pending or running (each stateless run's thread is busy until it ends). */
   async function busyOfA(): Promise<number> {
@@ -130,13 +115,40 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
     url: server.url,
     key: keyA,
     connections: setup.connections ?? 32,
-    keylessSockets: setup.keylessSockets ?? 64,
+    keylessSockets: setup.keylessSockets ?? KEYLESS_SOCKETS,
     runMs: RUN_MS,
     kinds: setup.kinds,
   });
-  // warm both paths
-  await readLatencies(500);
-  await runLatency();
+  /**
+   * Waits until A's bursts are spent (at most 5 s), and 100 ms more for the server to answer them:
+   * its requests' (AGENTPLANE_MAX_REQUEST_BURST and a second's rate) and its key-less upgrades'
+   * (refusalPace.ts: 300, then 100 a second), each let in at once by design after a quiet spell.
+   */
+  async function burstPassed(): Promise<void> {
+    const until = performance.now() + 5_000;
+    const rate = setup.rate ? Number(setup.rate) : DEFAULT_RATE;
+    const burst = setup.rate ? rate : DEFAULT_BURST;
+    const keyless = setup.keylessSockets ?? KEYLESS_SOCKETS;
+    const spent = ({ requests, keylessRefused }: { requests: number; keylessRefused: number }) =>
+      requests >= burst + rate && (keyless === 0 || keylessRefused >= KEYLESS_BURST + KEYLESS_RATE);
+    while (!spent(await flood.sent()) && performance.now() < until) await sleep(50);
+    await sleep(100);
+  }
+
+  /** Waits for A's runs to end (at most a minute). */
+  async function aRunsEnded(): Promise<void> {
+    const until = performance.now() + 60_000;
+    while ((await busyOfA()) > 0 && performance.now() < until) await sleep(200);
+  }
+
+  // warm both paths, and A's: the first of each of A's requests compiles its validators and
+  // handlers (one deployment creation's took ~200 ms), a cost of the server's start, not of a flood
+  await clientB.reads(500);
+  await clientB.run(runBody);
+  await flood.resume();
+  await sleep(1_000);
+  await flood.pause();
+  await aRunsEnded();
 
   return {
     server,
@@ -145,10 +157,12 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
       const out: FloodSpells = {
         idleReads: [],
         floodReads: [],
-        idleReadCpu: [],
-        floodReadCpu: [],
+        idleReadLoop: [],
+        floodReadLoop: [],
+        floodReadSpans: [],
         idleRuns: [],
         floodRuns: [],
+        rounds: [],
         idleCpu: 0,
         idleMs: 0,
         floodCpu: 0,
@@ -158,31 +172,47 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
       const loopDelay = monitorEventLoopDelay({ resolution: 5 });
       for (let round = 0; round < rounds; round++) {
         let cpu = cpuMs();
-        out.idleReads.push(...(await readLatencies(windowMs, out.idleReadCpu)));
+        const idle: Reads = await clientB.reads(windowMs);
         out.idleCpu += cpuMs() - cpu;
         out.idleMs += windowMs;
-        out.idleRuns.push(await runLatency());
+        const idleRun = await clientB.run(runBody);
         await flood.resume();
         loopDelay.enable();
         cpu = cpuMs();
         const started = performance.now();
-        // the flood's first burst passes, then B is measured while A keeps on
-        await sleep(300);
-        out.floodReads.push(...(await readLatencies(windowMs, out.floodReadCpu)));
-        out.floodRuns.push(await runLatency());
+        // the flood's first burst passes (A's bucket, full after the quiet spell, admits
+        // AGENTPLANE_MAX_REQUEST_BURST at once by design), then B is measured while A keeps on
+        await burstPassed();
+        const flooded: Reads = await clientB.reads(windowMs);
+        const floodRun = await clientB.run(runBody);
         loopDelay.disable();
         await flood.pause();
         out.floodCpu += cpuMs() - cpu;
         out.floodMs += performance.now() - started;
+        out.idleReads.push(...idle.latencies);
+        out.floodReads.push(...flooded.latencies);
+        out.idleReadLoop.push(...idle.loops);
+        out.floodReadLoop.push(...flooded.loops);
+        out.floodReadSpans.push(...flooded.spans.map(([from, to], i) => [from, to, flooded.loops[i] ?? NaN] as [number, number, number]));
+        out.idleRuns.push(idleRun);
+        out.floodRuns.push(floodRun);
+        out.rounds.push({
+          idleP99: p99(idle.latencies),
+          floodP99: p99(flooded.latencies),
+          idleLoopP99: p99(idle.loops),
+          floodLoopP99: p99(flooded.loops),
+          idleRun,
+          floodRun,
+        });
         // A's runs end before the next quiet spell
-        const until = performance.now() + 60_000;
-        while ((await busyOfA()) > 0 && performance.now() < until) await sleep(200);
+        await aRunsEnded();
       }
       out.floodLoopDelayP99 = loopDelay.percentile(99) / 1e6;
       return out;
     },
     async close() {
       const report = await flood.stop();
+      clientB.stop();
       await server.close();
       return report;
     },
