@@ -96,6 +96,8 @@ export class CollectionState {
   /** Insertion order, walkable from the newest end without copying. */
   readonly order = new OrderedIds(new EntrySlots(this.records));
   private readonly indexes = new Map<string, Map<string, OrderedIds>>();
+  /** Per indexed field whose index holds only some values, those values (the others are found by a scan). */
+  private readonly indexedOnly = new Map<string, readonly string[]>();
 
   readonly groups = null;
 
@@ -154,8 +156,8 @@ export class CollectionState {
       const before = previous && this.fieldOf(previous, field);
       const after = this.fieldOf(entry, field);
       if (previous && before === after) continue;
-      if (typeof before === 'string') dropFromIndex(index, before, id);
-      if (typeof after === 'string') addToIndex(index, after, id);
+      if (this.holdsInIndex(field, before)) dropFromIndex(index, before, id);
+      if (this.holdsInIndex(field, after)) addToIndex(index, after, id);
     }
     if (previous) this.release(previous);
   }
@@ -197,27 +199,40 @@ export class CollectionState {
     if (entry.file) this.paging.files.unref(entry.file);
   }
 
-  addIndex(field: string): void {
+  /**
+   * Indexes `field`; with `only`, for those values alone: a value most records hold (a run's
+   * `success`) is found by a scan of the kept fields instead of an index holding most ids
+   * (~40 bytes a record, issue 91), while the few (`pending`, `running`) are looked up.
+   */
+  addIndex(field: string, only?: readonly string[]): void {
     if (this.indexes.has(field)) return;
     const index = new Map<string, OrderedIds>();
     this.indexes.set(field, index);
+    if (only) this.indexedOnly.set(field, only);
     for (const [id, entry] of this.records) {
       const key = this.fieldOf(entry, field);
-      if (typeof key === 'string') addToIndex(index, key, id);
+      if (this.holdsInIndex(field, key)) addToIndex(index, key, id);
     }
   }
 
-  /** The ids having `value` in an indexed field; undefined when the field is not indexed. */
+  /** The ids having `value` in an indexed field; undefined when the field is not indexed, or not for this value. */
   idsWhere(field: string, value: string): OrderedIds | undefined {
     const index = this.indexes.get(field);
-    if (!index) return undefined;
+    if (!index || !this.holdsInIndex(field, value)) return undefined;
     return index.get(value) ?? EMPTY;
+  }
+
+  /** Whether the index of `field` holds the records having `key`. */
+  private holdsInIndex(field: string, key: unknown): key is string {
+    if (typeof key !== 'string') return false;
+    const only = this.indexedOnly.get(field);
+    return only === undefined || only.includes(key);
   }
 
   private unindex(id: string, entry: Kept): void {
     for (const [field, index] of this.indexes) {
       const key = this.fieldOf(entry, field);
-      if (typeof key === 'string') dropFromIndex(index, key, id);
+      if (this.holdsInIndex(field, key)) dropFromIndex(index, key, id);
     }
   }
 }

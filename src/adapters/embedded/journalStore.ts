@@ -513,11 +513,11 @@ export class JournalStore implements Store {
     let handle = this.handles.get(name);
     if (!handle) {
       const state = this.state(name);
-      for (const field of options.indexes ?? []) state.addIndex(field);
+      for (const field of options.indexes ?? []) state.addIndex(field, this.few[name]?.[field]);
       handle = new JournalCollection(name, state, this);
       this.handles.set(name, handle);
     } else {
-      for (const field of options.indexes ?? []) this.state(name).addIndex(field);
+      for (const field of options.indexes ?? []) this.state(name).addIndex(field, this.few[name]?.[field]);
     }
     return handle as unknown as Collection<T>;
   }

@@ -32,7 +32,7 @@ export interface RecordSet {
   entry(id: string): Kept | undefined;
   set(id: string, entry: Kept): void;
   remove(id: string): void;
-  addIndex(field: string): void;
+  addIndex(field: string, only?: readonly string[]): void;
   /** The state holding the record `id`, if there is one. */
   holderOfId(id: string): CollectionState;
   /** The state holding every record matching `where`; undefined when they may be in any. */
