@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ownTurn } from '../../src/shared/turns.ts';
+import { countLoopTurns } from '../support/loopTurns.ts';
 
 test("owners take turns: another owner's piece runs after one of a flooding owner's, not after its queue", async () => {
   const ran: string[] = [];
@@ -15,17 +16,10 @@ test("owners take turns: another owner's piece runs after one of a flooding owne
 });
 
 test('each piece runs in a turn of the loop of its own (the loop polls its sockets between two)', async () => {
-  // counts the loop's turns: an immediate queued from an immediate runs in the next turn
-  let turn = 0;
-  let counting = true;
-  const count = () => {
-    turn += 1;
-    if (counting) setImmediate(count);
-  };
-  setImmediate(count);
+  const loop = countLoopTurns();
   const turns: number[] = [];
-  await Promise.all(Array.from({ length: 4 }, () => ownTurn('a').then(() => void turns.push(turn))));
-  counting = false;
+  await Promise.all(Array.from({ length: 4 }, () => ownTurn('a').then(() => void turns.push(loop.turn))));
+  loop.stop();
   assert.equal(new Set(turns).size, 4, `turns ${turns.join(', ')}`);
 });
 
