@@ -29,6 +29,19 @@ interface Gate {
   condition: string;
   params: unknown[];
   then?: GateThen;
+  /** More statements the gate lets through, after the writes (rows no statement locks before another's). */
+  also?: GateAlso[];
+}
+
+/**
+ * A data-modifying statement written with the gated writes (writeIf's `also`): `sql` reads the
+ * gate itself (`EXISTS (SELECT 1 FROM gate)`: a row while it holds), over `params` as $1…,
+ * and a NOTIFY (channel, payload) is sent with it while the gate holds.
+ */
+export interface GateAlso {
+  sql: string;
+  params: unknown[];
+  notify?: [channel: string, payload: string];
 }
 
 /**
@@ -212,13 +225,15 @@ export class PgStore implements Store {
     const last = new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op]));
     ops = [...last.values()];
     const params: unknown[] = [...(gate?.params ?? [])];
-    // what else the gate lets through (see Gate.then), its parameters after the gate's
+    // what else the gate lets through (see Gate.then and Gate.also), its parameters after the gate's
     const shift = (sql: string, by: number) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
-    const then = gate?.then && {
-      sql: shift(gate.then.sql, params.length),
-      notify: gate.then.notify && `$${params.length + gate.then.params.length + 1}, $${params.length + gate.then.params.length + 2}`,
+    const numbered = (extra: GateThen | GateAlso) => {
+      const at = params.length;
+      params.push(...extra.params, ...(extra.notify ?? []));
+      return { sql: shift(extra.sql, at), notify: extra.notify && `$${at + extra.params.length + 1}, $${at + extra.params.length + 2}` };
     };
-    if (gate?.then) params.push(...gate.then.params, ...(gate.then.notify ?? []));
+    const then = gate?.then && numbered(gate.then);
+    const also = (gate?.also ?? []).map(numbered);
     // a WITH every write waits on, so that it takes its locks first: the gated DELETE, or the
     // caller's (writeWith's `first`); two statements that lock a claim and a thread then both
     // lock the claim first, and cannot deadlock
@@ -238,12 +253,11 @@ export class PgStore implements Store {
       const upsert = conditions.length > 0 ? target.upsertIf(conditions.join(' AND ')) : target.upsertSql;
       return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} RETURNING 1)`;
     });
-    const withs = [...(gate ? [`gate AS (${gate.condition})`] : []), ...(before ? [before.cte] : []), ...parts].join(', ');
+    const after = also.map((a, i) => `a${i} AS (${a.sql})`);
+    const withs = [...(gate ? [`gate AS (${gate.condition})`] : []), ...(before ? [before.cte] : []), ...parts, ...after].join(', ');
     if (!gate) return { sql: `WITH ${withs} SELECT 1`, params };
-    return {
-      sql: `WITH ${withs} SELECT EXISTS (SELECT 1 FROM gate) AS held${then?.notify ? `, CASE WHEN EXISTS (SELECT 1 FROM gate) THEN pg_notify(${then.notify}) END` : ''}`,
-      params,
-    };
+    const notices = [then, ...also].flatMap((t) => (t?.notify ? [`, CASE WHEN EXISTS (SELECT 1 FROM gate) THEN pg_notify(${t.notify}) END`] : []));
+    return { sql: `WITH ${withs} SELECT EXISTS (SELECT 1 FROM gate) AS held${notices.join('')}`, params };
   }
 
   /**
@@ -271,18 +285,21 @@ export class PgStore implements Store {
   /**
    * Writes `ops` in one transaction only when `condition` (a statement, run first in the same
    * transaction) answers a row; false, with nothing written, when it answers none. The
-   * condition locks what it reads (FOR UPDATE) to hold it true until the commit.
+   * condition locks what it reads (FOR UPDATE) to hold it true until the commit. `then` and
+   * `also` are written with the ops, behind the same condition (Gate).
    */
-  async writeIf(condition: string, params: unknown[], ops: WriteOp[], then?: GateThen): Promise<boolean> {
+  async writeIf(condition: string, params: unknown[], ops: WriteOp[], then?: GateThen, also: GateAlso[] = []): Promise<boolean> {
     // upserts alone: the condition and the writes in one statement (its locks held to its end)
-    const statement = this.oneStatement(ops, { condition, params, then });
+    const statement = this.oneStatement(ops, { condition, params, then, also });
     if (statement) return (await this.query<{ held: boolean }>(statement.sql, statement.params, true)).rows[0].held;
     return this.transaction(async (client) => {
       if (!(await client.query(condition, params)).rowCount) return false;
       // the gated DELETE before the writes, as in the one statement (see oneStatement's `before`)
       if (then) await client.query(then.sql, then.params);
       await this.apply(client, ops);
-      if (then?.notify) await client.query('SELECT pg_notify($1, $2)', then.notify);
+      // the gate held: each reads it as a row
+      for (const a of also) await client.query(`WITH gate AS (SELECT 1) ${a.sql}`, a.params);
+      for (const t of [then, ...also]) if (t?.notify) await client.query('SELECT pg_notify($1, $2)', t.notify);
       return true;
     });
   }

@@ -13,12 +13,11 @@
 import type pg from 'pg';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { leaseTimes } from '../../domain/agent/runs/runLease.ts';
-import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
-import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
+import type { Abandoned, Claim, EndState, LogClose, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
 import type { GateThen, PgStore } from '../postgres/pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from '../postgres/pgCoordination.ts';
-import { OPEN_LOG_WITH } from './pgRunEventLog.ts';
+import { OPEN_LOG_WITH, type PgRunEventLog } from './pgRunEventLog.ts';
 import { storableCopy } from '../../runtime/transports/http/storableText.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
@@ -29,8 +28,8 @@ export interface PgRunClaimsOptions {
   coordination: PgCoordination;
   /** AGENTPLANE_RUN_LEASE_S: a claim stays this replica's for leaseTimes(leaseMs).heldForMs after a renewal. */
   leaseMs: number;
-  /** The runs' event logs: opened here for a run enqueued in more than one statement. */
-  events: RunEventLog;
+  /** The runs' event logs: opened here for a run enqueued in more than one statement, ended here with a run's final end. */
+  events: PgRunEventLog;
   /** Where a notice to the other replicas that could not be sent is told (they find the run at their next look). */
   warn: (message: string, err: unknown) => void;
 }
@@ -41,7 +40,7 @@ export class PgRunClaims implements RunClaims {
   private readonly coordination: PgCoordination;
   /** How long a claim lasts after its last renewal, by the database's clock. */
   private readonly heldForMs: number;
-  private readonly events: RunEventLog;
+  private readonly events: PgRunEventLog;
   private readonly warn: (message: string, err: unknown) => void;
 
   constructor(options: PgRunClaimsOptions) {
@@ -152,15 +151,19 @@ export class PgRunClaims implements RunClaims {
     });
   }
 
-  async recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean> {
+  async recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord, close?: LogClose): Promise<boolean> {
     // with `release`, the claim goes in the same statement, behind the same fence, and the
-    // other replicas are told at its commit (as release does)
+    // other replicas are told at its commit (as release does); with `close` too, the run's
+    // log ends there (its last events, `end`, its readers woken): a commit less per run
     const then: GateThen | undefined = release && {
       sql: 'DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token = $2',
       params: [claim.run.run_id, claim.token],
       notify: [CLAIMABLE_CHANNEL, this.coordination.replicaId],
     };
-    return this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops, then);
+    const closing = release && close ? await this.events.closing(claim.run.run_id, close) : undefined;
+    const held = await this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops, then, closing?.also);
+    if (held) closing?.written();
+    return held;
   }
 
   async endState(run: RunRecord): Promise<EndState> {

@@ -10,7 +10,8 @@ import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { InMemoryRunEventLog } from './inMemoryRunEventLog.ts';
 import { jsonOf } from '../../shared/jsonText.ts';
-import type { PgStore } from '../postgres/pgStore.ts';
+import type { GateAlso, PgStore } from '../postgres/pgStore.ts';
+import type { LogClose } from '../../domain/ports/runClaims.ts';
 import type { PgCoordination } from '../postgres/pgCoordination.ts';
 
 const EVENTS_CHANNEL = 'agentplane_run_events';
@@ -60,6 +61,8 @@ export class PgRunEventLog implements RunEventLog {
   private readonly threadWaiters = new Map<string, Set<() => void>>();
   /** Runs executing here whose log began elsewhere (a retry): no memory log, whose ids would differ. */
   private readonly continued = new Set<string>();
+  /** Runs executing here whose log their final end's write has ended in the table (see closing). */
+  private readonly closedInStore = new Set<string>();
   /** Told, per run executing here, that a batch of its events could not be stored. */
   private readonly losers = new Map<string, (error: unknown) => void>();
   private lastCleanup = 0;
@@ -111,7 +114,36 @@ export class PgRunEventLog implements RunEventLog {
 
   publish(runId: string, event: string, data: unknown): void {
     if (!this.continued.has(runId)) this.local.publish(runId, event, data);
-    this.append(runId, event, data);
+    // the events its closing write stored (the same ones, in the same order)
+    if (!this.closedInStore.has(runId)) this.append(runId, event, data);
+  }
+
+  /**
+   * The statements that end, with a run's final end (PgRunClaims.recordEnd's `close`), its log:
+   * its unwritten events and `close.events` after them, `end`, the log marked ended with
+   * `close.result`, and the readers' wake-up; each reads the end's gate (pgStore.ts GateAlso).
+   * `written` once that write is committed: the run's `close.events`, published next, and its
+   * `end` are then not stored again. Undefined for a run not executing here.
+   */
+  async closing(runId: string, close: LogClose): Promise<{ also: GateAlso[]; written(): void } | undefined> {
+    const next = this.counters.get(runId);
+    if (next === undefined) return undefined;
+    // the batches before are stored first: a reader who sees `end` has every event before it
+    const pending = await this.batchesWritten(runId);
+    const waiting = pending?.rows.length ?? 0;
+    const rows = [...(pending?.rows ?? []), ...close.events.map((e, i) => ({ n: next + i, event: e.event, data: jsonOf(e.data) }))];
+    const end = next + close.events.length;
+    const result = close.result === undefined ? null : JSON.stringify(close.result);
+    return {
+      also: [
+        { sql: CLOSE_EVENTS_SQL, params: [runId, [...rows.map((r) => r.n), end], [...rows.map((r) => r.event), 'end'], [...rows.map((r) => r.data), 'null']] },
+        { sql: CLOSE_LOG_SQL, params: [runId, result], notify: [EVENTS_CHANNEL, runId] },
+      ],
+      written: () => {
+        pending?.rows.splice(0, waiting);
+        this.closedInStore.add(runId);
+      },
+    };
   }
 
   /** Queues the event for the shared log, in order; one INSERT for what the run publishes in a window (BATCH_WINDOW_MS). */
@@ -148,19 +180,14 @@ export class PgRunEventLog implements RunEventLog {
     // kept until stored: an `end` that fails is tried again by the caller
     const result = this.results.get(runId);
     const stored = result === undefined ? null : JSON.stringify(result);
-    if (this.counters.has(runId)) {
+    if (this.closedInStore.has(runId)) {
+      // its final end's write ended the log in the table (closing): only the memory's is left
+      this.forgetRun(runId);
+      await this.local.end(runId);
+    } else if (this.counters.has(runId)) {
       // the run executed here: its events are stored in order, then `end` last (the memory
       // log adds its own `end`). The batch still in its window goes with the `end`.
-      const pending = this.pending.get(runId);
-      clearTimeout(pending?.window);
-      if (pending) pending.window = undefined;
-      await pending?.written;
-      if (pending?.failed !== undefined) {
-        // not silently: the caller tries `end` again, and readers wait meanwhile
-        const failed = pending.failed;
-        pending.failed = undefined;
-        throw failed;
-      }
+      const pending = await this.batchesWritten(runId);
       // the last events, the `end` row, the log's end and the readers' wake-up: one
       // statement, the same rows again when the caller tries again (kept until it succeeds)
       const rows = pending?.rows ?? [];
@@ -169,11 +196,7 @@ export class PgRunEventLog implements RunEventLog {
         [runId, this.counters.get(runId), stored, EVENTS_CHANNEL, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
         true,
       );
-      this.cleanupNow();
-      this.pending.delete(runId);
-      this.losers.delete(runId);
-      this.counters.delete(runId);
-      this.continued.delete(runId);
+      this.forgetRun(runId);
       await this.local.end(runId);
     } else {
       // a run that never started (cancelled while pending), ended from any replica
@@ -182,9 +205,38 @@ export class PgRunEventLog implements RunEventLog {
     this.results.delete(runId);
   }
 
+  /**
+   * The run's batches sent so far, once stored; the batch in its window is kept back (for the
+   * statement that ends the log). A batch that could not be stored after its tries is thrown,
+   * once, not silently: the caller tries its end again, and readers wait meanwhile.
+   */
+  private async batchesWritten(runId: string): Promise<Pending | undefined> {
+    const pending = this.pending.get(runId);
+    clearTimeout(pending?.window);
+    if (pending) pending.window = undefined;
+    await pending?.written;
+    if (pending?.failed !== undefined) {
+      const failed = pending.failed;
+      pending.failed = undefined;
+      throw failed;
+    }
+    return pending;
+  }
+
+  /** What was kept for a run executing here, once its log has ended. */
+  private forgetRun(runId: string): void {
+    this.cleanupNow();
+    this.pending.delete(runId);
+    this.losers.delete(runId);
+    this.counters.delete(runId);
+    this.continued.delete(runId);
+    this.closedInStore.delete(runId);
+  }
+
   async detach(runId: string): Promise<void> {
     const pending = this.pending.get(runId);
-    if (pending?.window) this.flush(runId, pending);
+    // what waits (in its window, or kept by a closing write that was not made) is written now
+    if (pending?.rows.length) this.flush(runId, pending);
     await pending?.written;
     this.pending.delete(runId);
     this.losers.delete(runId);
@@ -354,6 +406,15 @@ const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, eve
     ON CONFLICT DO NOTHING),
   ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($3::json, result) WHERE run_id = $1::text)
   SELECT pg_notify($4, $1::text)`;
+
+/** A run's last events and its `end` (numbers $2, names $3, data $4), written with its final end (closing). */
+const CLOSE_EVENTS_SQL = `INSERT INTO agentplane_run_events (run_id, n, event, data)
+    SELECT $1::text, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
+    WHERE EXISTS (SELECT 1 FROM gate)
+    ON CONFLICT DO NOTHING`;
+
+/** The log marked ended with its result ($2), written with the run's final end (closing). */
+const CLOSE_LOG_SQL = `UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1::text AND EXISTS (SELECT 1 FROM gate)`;
 
 /** The same for a log no replica wrote to: the `end` row numbered after whatever is there. */
 const END_NEVER_STARTED_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data)

@@ -17,6 +17,14 @@ export interface Recovered {
   queued: RunRecord[];
 }
 
+/** How a run's log ends after its final end (RunClaims.recordEnd's `close`). */
+export interface LogClose {
+  /** The events published once the end is recorded, before `end` (a protocol run's last lifecycle event, or the run's error). */
+  events: { event: string; data: unknown }[];
+  /** The join/wait answer kept with the log; undefined for none. */
+  result: unknown;
+}
+
 /** The run and its thread as a run's end is about to be recorded (undefined: deleted meanwhile). */
 export interface EndState {
   run: RunRecord | undefined;
@@ -80,8 +88,12 @@ export interface RunClaims {
    * write itself, so a claim taken over meanwhile writes nothing. False when nothing was written.
    * With `release` (the run as recorded, in a final status), the claim is given up in the same
    * write, as `release` would (PostgreSQL: the one statement deletes it behind the same fence).
+   * With `close` too, a backend whose run logs are stored may end the run's log in the same
+   * write (PostgreSQL: its last events, `close.events`, then `end`, with `close.result`): the
+   * caller publishes `close.events`, sets the result and ends the log (RunEventLog.end) as
+   * ever once the end is recorded, and what the write stored already is not stored again.
    */
-  recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean>;
+  recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord, close?: LogClose): Promise<boolean>;
   /**
    * What the end of a run is written from: the run's record, its thread's, and how many runs
    * wait on the thread (PostgreSQL: one statement instead of three).

@@ -307,6 +307,79 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     );
   });
 
+  it("ends a run's log with its final end, in its one statement: its last events, `end` and result, its readers woken; nothing through a claim taken over", async () => {
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    await store.collection<{ thread_id: string }>('threads').put('t10', { thread_id: 't10' });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: written, warn: () => {} });
+    const started = { status: 'running' as const, updated_at: new Date().toISOString() };
+    const close = { events: [{ event: 'error', data: { error: 'Boom', message: 'no' } }], result: { __error__: { error: 'Boom', message: 'no' } } };
+
+    // through a claim taken over: nothing, the log not ended, its waiting events not stored
+    await runs.put('r11', pendingRun('r11', 't10'));
+    await written.open('r11', 'owner-1', 't10');
+    const [stale] = (await claims.claim(started, 10)).claims;
+    await written.begin('r11', () => assert.fail('no batch may be lost'), 1);
+    written.publish('r11', 'metadata', { run_id: 'r11', attempt: 1 });
+    await store.query('UPDATE agentplane_run_claims SET token = $2 WHERE run_id = $1', ['r11', 'taken-over']);
+    const failed = { ...stale.run, status: 'error' as const };
+    assert.equal(await claims.recordEnd(stale, [{ collection: 'runs', id: 'r11', value: failed }], failed, close), false);
+    const stored = await store.query('SELECT n FROM agentplane_run_events WHERE run_id = $1', ['r11']);
+    assert.deepEqual(stored.rows, [], 'nothing stored through the stale claim');
+    assert.equal((await store.query('SELECT 1 FROM agentplane_run_logs WHERE run_id = $1 AND ended_at IS NULL', ['r11'])).rowCount, 1, 'the log open');
+    // the attempt goes on elsewhere: its events so far are stored, numbered before the next attempt's
+    await written.detach('r11');
+    assert.deepEqual((await store.query<{ n: number }>('SELECT n FROM agentplane_run_events WHERE run_id = $1', ['r11'])).rows, [{ n: 0 }]);
+    await store.query('DELETE FROM agentplane_run_claims WHERE run_id = $1', ['r11']);
+    await runs.put('r11', failed);
+
+    await runs.put('r12', pendingRun('r12', 't10'));
+    await written.open('r12', 'owner-1', 't10');
+    const [claim] = (await claims.claim(started, 10)).claims;
+    assert.equal(claim.run.run_id, 'r12');
+    await written.begin('r12', () => assert.fail('no batch may be lost'), 1);
+    const ended = { ...claim.run, status: 'error' as const };
+    const ending = await statementsOf(
+      async () => {
+        written.publish('r12', 'metadata', { run_id: 'r12', attempt: 1 });
+        written.publish('r12', 'values', { step: 1 });
+        assert.equal(await claims.recordEnd(claim, [{ collection: 'runs', id: 'r12', value: ended }], ended, close), true);
+        // as the engine does once the end is recorded: nothing more is stored
+        for (const e of close.events) written.publish('r12', e.event, e.data);
+        written.setResult('r12', close.result);
+        await written.end('r12');
+      },
+      within(hear(EVENTS_CHANNEL, 'r12'), 'the wake-up for the end'),
+    );
+    assert.equal(ending.length, 1, ending.join('\n'));
+    const events: RunEvent[] = [];
+    for await (const event of elsewhere.join('r12')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event, e.data]),
+      [
+        ['0', 'metadata', { run_id: 'r12', attempt: 1 }],
+        ['1', 'values', { step: 1 }],
+        ['2', 'error', { error: 'Boom', message: 'no' }],
+        ['3', 'end', null],
+      ],
+    );
+    assert.deepEqual(await elsewhere.result('r12'), close.result);
+    await within(elsewhere.ended('r12'), 'the log ended, seen elsewhere');
+    // and here, from memory: the same events
+    const local: RunEvent[] = [];
+    for await (const event of (written as unknown as { local: { join(id: string): AsyncIterable<RunEvent> } }).local.join('r12')) local.push(event);
+    assert.deepEqual(
+      local.map((e) => [e.id, e.event]),
+      [
+        ['0', 'metadata'],
+        ['1', 'values'],
+        ['2', 'error'],
+        ['3', 'end'],
+      ],
+    );
+    assert.equal((await runs.get('r12'))?.status, 'error');
+    assert.equal((await store.query('SELECT 1 FROM agentplane_run_claims WHERE run_id = $1', ['r12'])).rowCount, 0, 'the claim went with the end');
+  });
+
   it('stores a run that one statement cannot carry in steps: the run stored, its log open, the claimers told', async () => {
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     await store.collection<{ thread_id: string }>('threads').put('t7', { thread_id: 't7' });

@@ -7,7 +7,7 @@
 import type { Run, RunResult } from '../../../../generated/agent-server/types.gen.ts';
 import { nowIso } from '../../clock.ts';
 import { copyWith } from '../../copyWith.ts';
-import type { Claim, RunClaims } from '../../ports/runClaims.ts';
+import type { Claim, LogClose, RunClaims } from '../../ports/runClaims.ts';
 import type { RunStore } from '../../ports/runStore.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import type { WriteOp } from '../../ports/store.ts';
@@ -126,7 +126,15 @@ export async function recordRunEnd(
   const ended = next && FINAL_RUN_STATUSES.has(next.status) ? endedNews(next, output, event, started) : undefined;
   const follows = ended && deps.outbox?.forEnd(ended);
   if (follows) ops.push(...follows.ops);
-  if (!(await claims.recordEnd(claim, ops, release))) {
+  // what the log says after the end: published only once the end is recorded (a stale claim
+  // publishes nothing), and with a final end offered to the write itself (RunClaims.recordEnd's `close`)
+  const last: LogClose['events'] = endsProtocol
+    ? [{ event: PROTOCOL_LOG_EVENT, data: terminalLifecycle(run, event, output, error) }]
+    : error && !told.error
+      ? [{ event: 'error', data: error }]
+      : [];
+  const result = resultOf(step, output, error);
+  if (!(await claims.recordEnd(claim, ops, release, release && { events: last, result }))) {
     told.stale = true;
     return;
   }
@@ -134,12 +142,9 @@ export async function recordRunEnd(
   told.ended = ended;
   follows?.written();
   told.released = release !== undefined;
-  if (endsProtocol) {
-    eventLog.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
-    protocol.published += 1;
-  } else if (error && !told.error) eventLog.publish(run.run_id, 'error', error);
+  for (const { event: name, data } of last) eventLog.publish(run.run_id, name, data);
+  if (endsProtocol) protocol.published += 1;
   told.error ||= error !== undefined || protocol !== undefined;
-  const result = resultOf(step, output, error);
   if (result !== undefined) eventLog.setResult(run.run_id, result);
 }
 
