@@ -2,6 +2,7 @@
 // async iterable of events, and this drains it into the response, with heart-beats, and
 // stops the producer (iterator.return) when the client goes away.
 import type { ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import type { SseEvent } from '../contract.ts';
 import { jsonOf } from '../../shared/jsonText.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
@@ -88,14 +89,14 @@ export function sseBatchBytes(events: readonly SseEvent[]): Buffer {
 
 /**
  * Writes a non-empty batch to the response: a frozen batch to a chunked response that is its
- * connection's current one goes straight to the connection as its chunk, in one write made
- * now (issue 87: `res.write` frames each write as four pieces, corks the connection and writes
+ * connection's current one, on a real connection (not the in-process entry's, which reads what
+ * `res.write` is given), goes straight to the connection as its chunk, in one write made now (issue 87: `res.write` frames each write as four pieces, corks the connection and writes
  * them on the next tick, so a pass's writes escaped its time slices, and cost twice the
  * JavaScript); otherwise through `res.write`.
  */
 export function writeSseBatch(res: ServerResponse, events: readonly SseEvent[]): void {
   const socket = res.socket;
-  if (socket?.writable && res.chunkedEncoding && res.headersSent && !res.writableEnded && Object.isFrozen(events)) {
+  if (socket instanceof Socket && socket.writable && res.chunkedEncoding && res.headersSent && !res.writableEnded && Object.isFrozen(events)) {
     socket.write(batchChunk(events).chunk);
   } else res.write(sseBatchBytes(events));
 }

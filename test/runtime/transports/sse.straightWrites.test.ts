@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { endStream, writeSse } from '../../../src/runtime/transports/sse.ts';
+import { inProcessHandler } from '../../../src/runtime/transports/inProcess.ts';
 import type { BatchSink, PushableStream } from '../../../src/runtime/transports/pushedStream.ts';
 import type { SseEvent } from '../../../src/runtime/contract.ts';
 
@@ -78,4 +79,31 @@ test("a batch is written to every subscriber's connection at once, the same byte
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
+});
+
+test('in process (no connection: the entry reads what res.write is given) a pushed batch arrives whole', async () => {
+  const batch = Object.freeze([Object.freeze({ event: 'values', id: '1', data: '{"a":1}' }), Object.freeze({ event: 'values', id: '2', data: '{"a":2}' })]);
+  const stream: PushableStream<SseEvent> = {
+    [Symbol.asyncIterator]: () => assert.fail('a pushed stream is not pulled'),
+    push(sink) {
+      setImmediate(() => sink.deliver(batch));
+      return { resume: () => undefined, close: () => undefined };
+    },
+  };
+  const handle = inProcessHandler((_req, res) => void writeSse(res, 200, stream));
+  const abort = new AbortController();
+  const res = await handle(new Request('http://in-process/', { method: 'POST', signal: abort.signal }));
+  const reader = res.body!.getReader();
+  let text = '';
+  // what arrives within a few seconds (nothing, were the batch written past the entry)
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 3_000)));
+  while (!text.includes('id: 2')) {
+    const read = await Promise.race([reader.read(), deadline]);
+    if (read === null || read.done) break;
+    text += Buffer.from(read.value).toString('utf8');
+  }
+  clearTimeout(timer);
+  abort.abort();
+  assert.equal(text, 'event: values\nid: 1\ndata: {"a":1}\n\nevent: values\nid: 2\ndata: {"a":2}\n\n');
 });
