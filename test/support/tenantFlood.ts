@@ -89,6 +89,12 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
     project: testProject,
     runWorkers: setup.runWorkers ?? 'default',
     env: {
+      // the server as it runs, not as the other tests run it: every reply checked against its
+      // schema and serialized twice (AGENTPLANE_VALIDATE_RESPONSES) doubled what each of A's
+      // answers cost, and the simulated deployer's 5-ms phases drove A's deployments 20 times
+      // as often as its default's
+      AGENTPLANE_VALIDATE_RESPONSES: '0',
+      AGENTPLANE_PHASE_MS: '100',
       AGENTPLANE_AGENT_SERVER_AUTH: '1',
       AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}`,
       ...(setup.rate ? { AGENTPLANE_MAX_REQUESTS_PER_SECOND: setup.rate, AGENTPLANE_MAX_REQUEST_BURST: setup.rate } : {}),
