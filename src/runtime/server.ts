@@ -148,8 +148,6 @@ export async function startHttpServer(
     throw err;
   };
   const makeApp = async (): Promise<Application> => {
-    // the areas add their histograms and counters as they are made
-    await metrics.load().catch(refuse);
     // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
     const made: Application = config.mock
       ? await mockApplication(config, log)
@@ -277,6 +275,8 @@ export async function startHttpServer(
   // the application took the key (no tokens sealed under another): from now on it is kept
   tokenKey.save?.();
   for (const module of started.modules) await module.start?.();
+  // prom-client (~40 ms of this thread) loads once the application answers; a scrape waits for it
+  void metrics.load().catch((err: unknown) => log.error('the metrics registry did not load; /metrics cannot answer', { err }));
   if (!config.validateResponses) {
     void loadResponseValidators().then(
       (loaded) => replyValidators.arrive(loaded.http),

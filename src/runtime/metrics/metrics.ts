@@ -1,10 +1,11 @@
 // Prometheus metrics (prom-client): one registry per server, so tests and several servers in
 // one process never share counters. The runtime records every request; areas add their own
 // gauges, whose values are read from their state when /metrics is scraped. prom-client is
-// imported by load(), once the server listens (it cost ~0.1 s of a start): requests are
-// counted from the first one (requestTally.ts needs no prom-client), gauges given before are
-// registered then, and the areas, made after it, add their histograms and counters.
-import type { Counter, Histogram, Registry } from 'prom-client';
+// imported by load(), which the server calls once it answers (loading it cost ~40 ms of the
+// main thread's CPU before the first reply): requests are counted from the first one
+// (requestTally.ts needs no prom-client), and the gauges and histograms the areas add before
+// it loads are registered then, a histogram's observations made meanwhile with it.
+import type { Counter, Registry } from 'prom-client';
 import { RequestTally } from './requestTally.ts';
 import { registerEventLoopDelay, UNSAMPLED_MS } from './eventLoopDelay.ts';
 
@@ -12,10 +13,16 @@ type PromClient = typeof import('prom-client');
 
 export type GaugeSample = { labels?: Record<string, string>; value: number };
 
+/** What an area does with a histogram (the domain's port says the same): observe. */
+export interface Histogram<L extends string> {
+  observe(value: number): void;
+  observe(labels: Partial<Record<L, string | number>>, value: number): void;
+}
+
 export class Metrics {
   private loaded: { client: PromClient; registry: Registry } | undefined;
   private loading: Promise<void> | undefined;
-  /** Gauges given before load(), registered by it. */
+  /** Gauges and histograms given before load(), registered by it. */
   private readonly pending: (() => void)[] = [];
   /** Every request's count and latency (requestTally.ts: prom-client's per-call labelling is too dear for the request loop). */
   private readonly requests = new RequestTally([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
@@ -81,9 +88,22 @@ export class Metrics {
     else this.pending.push(register);
   }
 
+  /** A histogram; one given before load() keeps what it observes meanwhile and hands it over once registered. */
   histogram<L extends string>(name: string, help: string, labelNames: L[], buckets: number[]): Histogram<L> {
-    const { client, registry } = this.ready();
-    return new client.Histogram({ name, help, labelNames, buckets, registers: [registry] });
+    const make = (): Histogram<L> => {
+      const { client, registry } = this.ready();
+      return new client.Histogram({ name, help, labelNames, buckets, registers: [registry] });
+    };
+    if (this.loaded) return make();
+    type Observe = (...args: unknown[]) => void;
+    let made: Observe | undefined;
+    const early: unknown[][] = [];
+    this.pending.push(() => {
+      const histogram = make();
+      made = histogram.observe.bind(histogram) as Observe;
+      for (const args of early.splice(0)) made(...args);
+    });
+    return { observe: ((...args: unknown[]) => (made ? made(...args) : early.push(args))) as Observe } as Histogram<L>;
   }
 
   counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
