@@ -4,8 +4,11 @@
 // answered, then raw text frames) — and `GET /ok`. Told to start, it plays on every thread, at
 // the rate agentplane's runs went in the same run, the events of one of agentplane's runs as
 // agentplane sent them: each run's events numbered for the thread and stamped with the time
-// they are sent, encoded once, and written to each subscriber of the thread in one write. No
-// store, no runs, no log, no filter: what is left is the sockets.
+// they are sent, each clump of them (those agentplane made in the same ms) at its time in the
+// run as agentplane made it (a run's events are made over its life, not at once: written all
+// at once the ceiling made a third of agentplane's writes), encoded once, and written to each
+// subscriber of the thread in one write. No store, no runs, no log, no filter: what is left is
+// the sockets.
 // usage: node --import tsx scripts/bench/fanoutCeiling.ts <port>
 //   POST /bench/start {events: [event JSON, …], runsPerSecondPerThread}; POST /bench/stop
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -34,21 +37,29 @@ interface Template {
   method: string;
   before: string;
   after: string;
+  /** When agentplane made it, in ms since the run's first event. */
+  offsetMs: number;
 }
 
-function template(json: string): Template {
-  const event = JSON.parse(json) as { method: string };
+function template(json: string, first: number): Template {
+  const event = JSON.parse(json) as { method: string; params?: { timestamp?: number } };
   // the event's own fields after its numbers: `{"method":…,"params":{…,"timestamp":N,…}}`
   const rest = json.slice(json.indexOf('"method"'));
   const params = rest.indexOf('"params":');
   const at = rest.indexOf('"timestamp":', params) + '"timestamp":'.length;
   let end = at;
   while (end < rest.length && rest.charCodeAt(end) >= 48 && rest.charCodeAt(end) <= 57) end += 1;
-  return { method: event.method, before: rest.slice(0, at), after: rest.slice(end) };
+  return { method: event.method, before: rest.slice(0, at), after: rest.slice(end), offsetMs: Math.max(0, (event.params?.timestamp ?? first) - first) };
 }
 
-/** One run's events on a thread: each framed once, every subscriber sent them in one write. */
-function playRun(t: Thread, events: Template[]): void {
+/** A recorded run's events as templates, their times made relative to its first's. */
+function templates(jsons: string[]): Template[] {
+  const first = (JSON.parse(jsons[0] ?? '{}') as { params?: { timestamp?: number } }).params?.timestamp ?? 0;
+  return jsons.map((json) => template(json, first));
+}
+
+/** One clump of a run's events on a thread: framed once, every subscriber sent them in one write. */
+function playClump(t: Thread, events: Template[]): void {
   const now = Date.now();
   const sse: Buffer[] = [];
   const ws: Buffer[] = [];
@@ -63,6 +74,25 @@ function playRun(t: Thread, events: Template[]): void {
   for (const res of t.sse) res.write(sseBytes);
   for (const socket of t.sockets) socket.write(wsBytes);
 }
+
+/** One run's events on a thread, each clump at its time in the run. */
+function playRun(t: Thread, events: Template[]): void {
+  const clumps = new Map<number, Template[]>();
+  for (const e of events) clumps.set(e.offsetMs, [...(clumps.get(e.offsetMs) ?? []), e]);
+  for (const [offsetMs, clump] of clumps) {
+    if (offsetMs === 0) playClump(t, clump);
+    else {
+      const timer = setTimeout(() => {
+        later.delete(timer);
+        playClump(t, clump);
+      }, offsetMs);
+      later.add(timer);
+    }
+  }
+}
+
+/** The clumps of runs under way, stopped with the runs. */
+const later = new Set<NodeJS.Timeout>();
 
 let playing: NodeJS.Timeout[] = [];
 
@@ -84,6 +114,8 @@ function start(events: Template[], runsPerSecondPerThread: number): void {
 
 function stop(): void {
   for (const timer of playing) clearTimeout(timer);
+  for (const timer of later) clearTimeout(timer);
+  later.clear();
   playing = [];
 }
 
@@ -117,7 +149,7 @@ const server = createServer((req, res) => {
     void readBody(req).then((text) => {
       if (req.url === '/bench/start') {
         const { events, runsPerSecondPerThread } = JSON.parse(text) as { events: string[]; runsPerSecondPerThread: number };
-        start(events.map(template), runsPerSecondPerThread);
+        start(templates(events), runsPerSecondPerThread);
       } else stop();
       res.writeHead(204).end();
     });
