@@ -571,15 +571,13 @@ export class JournalStore implements Store {
       if (entry && place) {
         // the value stays where the journal line put it; the cache holds it while it is recent
         const value = frozenCopy(entry.value!);
-        entry.value = undefined;
-        entry.file = this.segmentNumber;
-        entry.at = lineStart + place.at;
-        entry.len = place.len;
         // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
         const id = this.strings.share(op.id);
-        entry.keys = keysOf(state.paging!.kept, value, this.strings);
-        state.set(id, entry);
-        this.cache.put(entry, value, place.len);
+        const keys = keysOf(state.paging!.kept, value, this.strings);
+        // made whole at once: fields added to an entry made without them went to a second object (~50 bytes a record)
+        const located: Kept = { seq: entry.seq, value: undefined, slot: -1, file: this.segmentNumber, at: lineStart + place.at, len: place.len, keys };
+        state.set(id, located);
+        this.cache.put(located, value, place.len);
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);
