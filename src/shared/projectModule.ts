@@ -32,12 +32,12 @@ const loadedThroughTsx = new Map<string, string>();
 
 /** tsx's loader, registered once, after the libraries `files` import that can be loaded without it (see above). */
 async function loadTypescript(files: readonly string[]): Promise<void> {
-  if (typescriptLoaderRegistered()) return registerTypescriptLoader(files[0]);
+  if (typescriptLoaderRegistered()) return registerTypescriptLoader(files);
   for (const specifier of shippedLibraries(files)) {
     // a library that fails here fails the project's own import the same way, with its message
     await import(specifier).catch(() => undefined);
   }
-  return registerTypescriptLoader(files[0]);
+  return registerTypescriptLoader(files);
 }
 
 /**

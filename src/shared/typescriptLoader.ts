@@ -16,13 +16,15 @@ let registered: Promise<void> | undefined;
 /**
  * Registers tsx's hooks once per thread (the hooks of one thread do not reach another: each run
  * worker registers its own). From the sources, the entry (bin/agentplane.js, a worker's entry)
- * has registered the ES module hooks already, for agentplane's own TypeScript.
+ * has registered the ES module hooks already, for agentplane's own TypeScript. `modules` are
+ * the project's modules about to be loaded, the first one's tsconfig.json taken.
  */
-export function registerTypescriptLoader(firstModule: string): Promise<void> {
+export function registerTypescriptLoader(modules: readonly string[]): Promise<void> {
   registered ??= (async () => {
-    const tsconfig = nearestTsconfig(path.dirname(firstModule));
-    if (RUNNING_COMPILED) (await import('tsx/esm/api')).register({ tsconfig: tsconfig ?? false });
-    const cjs = await import('tsx/cjs/api');
+    const tsconfig = nearestTsconfig(path.dirname(modules[0]));
+    const [esm, cjs] = await importWithoutCompileCache(() => Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]), !modules.some(loadedByRequire));
+    // the ES module hooks' thread starts here, with the environment as it is now: its cache on
+    if (RUNNING_COMPILED) esm.register({ tsconfig: tsconfig ?? false });
     // tsx's CommonJS hooks take the tsconfig from the environment only; it is put back after
     const before = process.env.TSX_TSCONFIG_PATH;
     if (tsconfig) process.env.TSX_TSCONFIG_PATH = tsconfig;
@@ -47,5 +49,43 @@ export function nearestTsconfig(dir: string): string | undefined {
     const candidate = path.join(at, 'tsconfig.json');
     if (fs.existsSync(candidate)) return candidate;
     if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * tsx keeps what it compiled on disk, a file per compiled version in a folder of the temporary
+ * directory kept for a week, and lists that folder in every thread that loads it: ~50 ms of
+ * CPU at 35,000 files (a machine that runs the tests), paid by the main thread before it can
+ * answer. This thread's tsx only compiles what require() loads (CommonJS TypeScript); ES
+ * modules are compiled on the hooks' own thread, which keeps its cache. So where none of the
+ * project's modules is loaded by require(), this thread loads tsx with its cache off
+ * (TSX_DISABLE_CACHE, read once as tsx's modules load; a CommonJS file found later is only
+ * compiled afresh) and the variable is put back before anything else may read it.
+ */
+export async function importWithoutCompileCache<T>(load: () => Promise<T>, withoutCache: boolean): Promise<T> {
+  const before = process.env.TSX_DISABLE_CACHE;
+  if (withoutCache) process.env.TSX_DISABLE_CACHE = '1';
+  try {
+    return await load();
+  } finally {
+    if (before === undefined) delete process.env.TSX_DISABLE_CACHE;
+    else process.env.TSX_DISABLE_CACHE = before;
+  }
+}
+
+/** Whether tsx loads `file` as CommonJS: `.cts`, or `.ts`/`.tsx` (and plain `.js`) in a package whose package.json says no `"type": "module"`. */
+export function loadedByRequire(file: string): boolean {
+  if (/\.(cts|cjs)$/.test(file)) return true;
+  if (/\.(mts|mjs)$/.test(file)) return false;
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest)) {
+      try {
+        return JSON.parse(fs.readFileSync(manifest, 'utf8')).type !== 'module';
+      } catch {
+        return true;
+      }
+    }
+    if (path.dirname(dir) === dir) return true;
   }
 }
