@@ -66,6 +66,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     { PgDeployments },
     { PgRunStore },
     { PgWebhookOutbox },
+    { ClaimedReads },
   ] = await Promise.all([
     import('../adapters/postgres/pgStore.ts'),
     import('../adapters/postgres/pgCoordination.ts'),
@@ -77,6 +78,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     import('../adapters/postgres/pgDeployments.ts'),
     import('../adapters/run-storage/pgRunStore.ts'),
     import('../adapters/postgres/pgWebhookOutbox.ts'),
+    import('../adapters/run-storage/pgFirstReads.ts'),
   ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
@@ -97,10 +99,12 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     await coordination.ready();
     const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
     const events = new PgRunEventLog(store, coordination, warn);
+    // a run's first reads are read with its claim and kept for its start
+    const claimedReads = new ClaimedReads();
     return {
-      runs: new PgRunStore(store),
+      runs: new PgRunStore(store, claimedReads),
       events,
-      claims: new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs, events, warn }),
+      claims: new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs, events, warn, claimedReads }),
       leaseMs: config.runLeaseMs,
       // any replica may claim a thread's next run: none is known to start ahead
       nextOnThread: null,

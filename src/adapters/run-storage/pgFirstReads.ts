@@ -24,36 +24,82 @@ import type { PgStore } from '../postgres/pgStore.ts';
  * records of its chain in order (a tail's base values first: channelChains.ts), null where one
  * is missing, joined here as the collections join them.
  */
-const FIRST_READS_SQL = `SELECT
-    (SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = $1::text) AS plain_head,
+const FIRST_READS_SQL = `SELECT ${firstReadsColumns({ thread: '$1::text', threadNs: '$2::text', separator: '$3::text', valuePrefix: '$4::text' })}`;
+
+/**
+ * The first reads' columns (plain_head, newest, writes, chains) and their FROM, over SQL
+ * expressions of the thread id, its root `thread_ns`, the key separator and the channel
+ * values' key prefix: FIRST_READS_SQL's, and the claim's for each run it takes (pgRunClaims.ts).
+ */
+export function firstReadsColumns(of: { thread: string; threadNs: string; separator: string; valuePrefix: string }): string {
+  return `(SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = ${of.thread}) AS plain_head,
     n.doc AS newest,
     (SELECT coalesce(json_agg(w.doc ORDER BY w.seq), '[]'::json) FROM agentplane_checkpoint_writes w
-      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes,
+      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || ${of.separator} || (n.doc->>'checkpoint_ns') || ${of.separator} || (n.doc->>'checkpoint_id')) AS writes,
     (SELECT coalesce(json_object_agg(c.key, (SELECT json_agg(v.doc ORDER BY p.ord) FROM
         (SELECT b.at, b.ord FROM json_array_elements_text(coalesce(c.value->'base', '[]'::json)) WITH ORDINALITY AS b(at, ord)
           UNION ALL SELECT c.value->>'at', 2147483647) AS p
-        LEFT JOIN agentplane_checkpoint_values v ON v.id = $4::text || c.key || $3::text || p.at)), '{}'::json)
+        LEFT JOIN agentplane_checkpoint_values v ON v.id = ${of.valuePrefix} || c.key || ${of.separator} || p.at)), '{}'::json)
       FROM json_each(CASE WHEN n.doc IS NULL THEN NULL ELSE n.doc->'channels' END) c) AS chains
   FROM (SELECT 1) AS one
-  LEFT JOIN LATERAL (SELECT doc FROM agentplane_checkpoints WHERE thread_ns = $2::text ORDER BY checkpoint_id COLLATE "C" DESC, seq DESC LIMIT 1) AS n ON true`;
+  LEFT JOIN LATERAL (SELECT doc FROM agentplane_checkpoints WHERE thread_ns = ${of.threadNs} ORDER BY checkpoint_id COLLATE "C" DESC, seq DESC LIMIT 1) AS n ON true`;
+}
 
-export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<KnownReads>> {
-  const { rows } = await store.query<{
-    plain_head: PlainCheckpointRecord | null;
-    newest: StoredHead['record'] | null;
-    writes: StoredHead['writes'];
-    chains: Record<string, (ChannelValueRecord | null)[]>;
-  }>(
-    FIRST_READS_SQL,
-    [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR, `${rootThreadNs(threadId)}${CHECKPOINT_KEY_SEPARATOR}`],
-    // one per run: parsed once per connection, its plan kept (~40% of its time on loopback)
-    'agentplane_first_reads',
-  );
-  const row = rows[0];
+/** The first reads' row, as read. */
+export interface FirstReadsRow {
+  plain_head: PlainCheckpointRecord | null;
+  newest: StoredHead['record'] | null;
+  writes: StoredHead['writes'];
+  chains: Record<string, (ChannelValueRecord | null)[]>;
+}
+
+/** What a run reads first, from its row: each channel value joined from its chain, as the collections join them. */
+export function knownReadsOf(row: FirstReadsRow): Required<KnownReads> {
   const values: StoredHead['values'] = {};
   for (const [channel, chain] of Object.entries(row.chains)) {
     const value = joinChain(chain.map((record) => record ?? undefined));
     if (value) values[channel] = value;
   }
   return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes, values } : null };
+}
+
+/**
+ * First reads made ahead, by the statement that claimed a run (pgRunClaims.ts), kept for the
+ * run's start here (PgRunStore.firstReads): by thread, since a thread has one claimed run at a
+ * time and a claim's own reads replace any kept before (a run's start takes them once). Read
+ * in the claim's snapshot: the run before on the thread had ended (its claim gone) and nothing
+ * else writes the thread's checkpoints while this one holds it.
+ */
+export class ClaimedReads {
+  private readonly kept = new Map<string, Required<KnownReads>>();
+
+  put(threadId: string, reads: Required<KnownReads>): void {
+    this.kept.delete(threadId);
+    this.kept.set(threadId, reads);
+    // the reads of runs that never read (a graph of another kind) go, oldest first
+    if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
+  }
+
+  forget(threadId: string): void {
+    this.kept.delete(threadId);
+  }
+
+  take(threadId: string): Required<KnownReads> | undefined {
+    const reads = this.kept.get(threadId);
+    this.kept.delete(threadId);
+    return reads;
+  }
+}
+
+/** Most first reads kept for runs not started yet (ClaimedReads). */
+const MAX_KEPT = 1_000;
+
+export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<KnownReads>> {
+  const { rows } = await store.query<FirstReadsRow>(
+    FIRST_READS_SQL,
+    [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR, `${rootThreadNs(threadId)}${CHECKPOINT_KEY_SEPARATOR}`],
+    // one per run: parsed once per connection, its plan kept (~40% of its time on loopback)
+    'agentplane_first_reads',
+  );
+  return knownReadsOf(rows[0]);
 }

@@ -18,6 +18,8 @@ import type { WriteOp } from '../../domain/ports/store.ts';
 import type { GateThen, PgStore } from '../postgres/pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from '../postgres/pgCoordination.ts';
 import { OPEN_LOG_WITH, type PgRunEventLog } from './pgRunEventLog.ts';
+import { firstReadsColumns, knownReadsOf, type ClaimedReads, type FirstReadsRow } from './pgFirstReads.ts';
+import { CHECKPOINT_KEY_SEPARATOR } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { storableCopy } from '../../runtime/transports/http/storableText.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
@@ -32,6 +34,8 @@ export interface PgRunClaimsOptions {
   events: PgRunEventLog;
   /** Where a notice to the other replicas that could not be sent is told (they find the run at their next look). */
   warn: (message: string, err: unknown) => void;
+  /** Where the first reads read with a claim are kept for the run's start (PgRunStore.firstReads). */
+  claimedReads?: ClaimedReads;
 }
 
 export class PgRunClaims implements RunClaims {
@@ -42,8 +46,10 @@ export class PgRunClaims implements RunClaims {
   private readonly heldForMs: number;
   private readonly events: PgRunEventLog;
   private readonly warn: (message: string, err: unknown) => void;
+  private readonly claimedReads: ClaimedReads | undefined;
 
   constructor(options: PgRunClaimsOptions) {
+    this.claimedReads = options.claimedReads;
     this.store = options.store;
     this.coordination = options.coordination;
     this.heldForMs = leaseTimes(options.leaseMs).heldForMs;
@@ -66,12 +72,14 @@ export class PgRunClaims implements RunClaims {
     // yet (another replica's, committed meanwhile) fails it whole, and then it looks again
     for (let tries = 0; ; tries += 1) {
       try {
-        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string }[] | null; due: number | null }>(
+        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string; reads: FirstReadsRow }[] | null; due: number | null }>(
           CLAIM_SQL,
-          [[...skip], Math.max(0, room), started.status, started.updated_at, this.coordination.replicaId, this.heldForMs],
+          [[...skip], Math.max(0, room), started.status, started.updated_at, this.coordination.replicaId, this.heldForMs, CHECKPOINT_KEY_SEPARATOR],
           true,
         );
         const { claimed, due } = rows[0];
+        // each run's first reads, read with its claim, for its start here (a round trip less a run)
+        for (const c of claimed ?? []) this.claimedReads?.put(c.doc.thread_id, knownReadsOf(c.reads));
         return { claims: (claimed ?? []).map((c) => ({ run: c.doc, token: c.token })), due: due === null ? null : due * 1000 };
       } catch (error) {
         if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION || tries >= 4) throw error;
@@ -146,6 +154,7 @@ export class PgRunClaims implements RunClaims {
            VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond', gen_random_uuid()::text) RETURNING token`,
         [runId, rows[0].thread_id, this.coordination.replicaId, this.heldForMs],
       );
+      this.claimedReads?.forget(rows[0].thread_id);
       const error = { error: 'UnreadableRun', message: `The run's record holds a value the database cannot read (${cause.message}); it was not run.` };
       return { run, token: claimed.rows[0].token, unreadable: error };
     });
@@ -322,6 +331,17 @@ export const NEXT_DUE_SQL = `SELECT min(extract(epoch FROM created_at)::float8 +
     WHERE status = 'pending' AND after_seconds > 0 AND extract(epoch FROM created_at)::float8 + after_seconds > extract(epoch FROM now())::float8`;
 
 /**
+ * Each started run's first reads (pgFirstReads.ts), in the claim's snapshot: its thread's
+ * head and newest checkpoint as the run before on it left them ($7 the key separator).
+ */
+const FIRST_READS_OF_STARTED = firstReadsColumns({
+  thread: 's.thread_id',
+  threadNs: 's.thread_id || $7::text',
+  separator: '$7::text',
+  valuePrefix: 's.thread_id || $7::text || $7::text',
+});
+
+/**
  * The claim, one statement: the claimable runs (CANDIDATE_SQL, at most $2) turn running ($3)
  * at $4 — the two fields replaced in the record's text in place, every other key and its
  * order kept, as the json column keeps what clients sent — each with its claim (a token of
@@ -344,7 +364,8 @@ const CLAIM_SQL = `WITH candidates AS (${CANDIDATE_SQL}),
     INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
     SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond', gen_random_uuid()::text FROM started
     RETURNING run_id, token)
-  SELECT (SELECT json_agg(json_build_object('doc', s.doc, 'token', c.token) ORDER BY s.seq) FROM started s JOIN claimed c ON c.run_id = s.run_id) AS claimed,
+  SELECT (SELECT json_agg(json_build_object('doc', s.doc, 'token', c.token, 'reads', (SELECT row_to_json(f) FROM (SELECT ${FIRST_READS_OF_STARTED}) f)) ORDER BY s.seq)
+            FROM started s JOIN claimed c ON c.run_id = s.run_id) AS claimed,
     (${NEXT_DUE_SQL}) AS due`;
 
 /**

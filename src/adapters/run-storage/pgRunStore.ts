@@ -2,17 +2,21 @@
 // collection, as on the embedded store (collectionRunStore.ts), with the pages, lists and
 // summaries in SQL over agentplane_runs (postgres/pgTables.ts): thread, owner and status are
 // columns, so a thread's page or an owner's runs in flight are read through indexes. A run's
-// first reads are one statement (pgFirstReads.ts).
+// first reads are read with its claim (pgRunClaims.ts), else one statement (pgFirstReads.ts).
 import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { KnownReads } from '../../domain/agent/graphs/runContext.ts';
 import { CollectionRunStore } from './collectionRunStore.ts';
-import { pgFirstReads } from './pgFirstReads.ts';
+import { pgFirstReads, type ClaimedReads } from './pgFirstReads.ts';
 import type { RunWindow, RunWindowSummary } from '../../domain/agent/runs/assistantRunMetrics.ts';
 import type { PgStore } from '../postgres/pgStore.ts';
 
 export class PgRunStore extends CollectionRunStore {
-  constructor(private readonly pg: PgStore) {
+  constructor(
+    private readonly pg: PgStore,
+    /** First reads read with a run's claim (pgRunClaims.ts), taken by its start instead of a statement. */
+    private readonly claimedReads?: ClaimedReads,
+  ) {
     super(pg);
   }
 
@@ -43,9 +47,9 @@ export class PgRunStore extends CollectionRunStore {
     return { byStatus, p50Ms: total?.p50_ms ?? null, p95Ms: total?.p95_ms ?? null };
   }
 
-  /** Both reads in one statement, whatever the graph's kind. */
-  override firstReads(threadId: string): Promise<KnownReads> {
-    return pgFirstReads(this.pg, threadId);
+  /** Both reads, whatever the graph's kind: those read with the run's claim, else one statement. */
+  override async firstReads(threadId: string): Promise<KnownReads> {
+    return this.claimedReads?.take(threadId) ?? pgFirstReads(this.pg, threadId);
   }
 
   private async docs(sql: string, params: unknown[]): Promise<RunRecord[]> {

@@ -1,7 +1,8 @@
 // A run's first reads on PostgreSQL (pgFirstReads.ts) are one statement and answer what the
 // collections answer (collectionRunStore.ts, three or four statements): the plain
 // head's record, the newest root checkpoint by id (not the last written) with its pending
-// writes in the order they were stored, and null for what a thread does not have.
+// writes in the order they were stored, and null for what a thread does not have. A claimed
+// run's are read by its claim's statement (issue 87).
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +10,13 @@ import pg from 'pg';
 import { emptyCheckpoint } from '@langchain/langgraph';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
-import { pgFirstReads } from '../../../src/adapters/run-storage/pgFirstReads.ts';
+import { ClaimedReads, pgFirstReads } from '../../../src/adapters/run-storage/pgFirstReads.ts';
+import { PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
+import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
+import { PgRunStore } from '../../../src/adapters/run-storage/pgRunStore.ts';
+import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
+import type { RunRecord } from '../../../src/domain/agent/records.ts';
+import { pendingRun } from '../../support/runRecords.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/checkpoints/plainState.ts';
@@ -126,6 +133,45 @@ test("a newest checkpoint whose value is a tail of its parents': the whole value
   assert.deepEqual(value.newestCheckpoint?.record.channels?.messages.base, [id(1), id(2)], 'stored as a tail of the two before it');
   assert.deepEqual(value, await new CollectionRunStore(store).firstReads(threadId, 'langgraph'));
   assert.deepEqual(JSON.parse(value.newestCheckpoint?.values.messages.text ?? ''), messages);
+});
+
+test("a claimed run's first reads come with its claim: its start reads the same without a statement, once", async () => {
+  const threadId = 't-claimed';
+  await store.collection<{ thread_id: string }>('threads').put(threadId, { thread_id: threadId });
+  await plainTurn(threadId, 'before');
+  const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
+  await saver.put(
+    config(threadId),
+    { ...emptyCheckpoint(), id: id(7), channel_values: { messages: [{ type: 'human', content: 'm7' }] }, channel_versions: { messages: 1 } },
+    { source: 'loop', step: 1, parents: {} } as never,
+  );
+  await saver.putWrites(config(threadId, '', id(7)), [['a', 1]], 'task-1');
+  await store.collection<RunRecord>('runs').put('r-claimed', pendingRun('r-claimed', threadId));
+  const coordination = new PgCoordination({ url: store.url });
+  await coordination.ready();
+  try {
+    const claimedReads = new ClaimedReads();
+    const claims = new PgRunClaims({ store, coordination, leaseMs: 60_000, events: new PgRunEventLog(store, coordination), warn: () => {}, claimedReads });
+    const taken = await counted(() => claims.claim({ status: 'running', updated_at: new Date().toISOString() }, 10));
+    assert.deepEqual(
+      taken.value.claims.map((c) => c.run.run_id),
+      ['r-claimed'],
+    );
+    assert.equal(taken.statements, 1, 'the claim and the reads: one statement');
+    const runs = new PgRunStore(store, claimedReads);
+    const atStart = await counted(() => runs.firstReads(threadId));
+    assert.equal(atStart.statements, 0);
+    assert.deepEqual(atStart.value, await pgFirstReads(store, threadId), 'what the statement of its own reads');
+    assert.equal(atStart.value.newestCheckpoint?.record.checkpoint_id, id(7));
+    assert.deepEqual(
+      atStart.value.plainHead?.added.map((m) => m.content),
+      ['before'],
+    );
+    // taken once: a later start reads anew
+    assert.equal((await counted(() => runs.firstReads(threadId))).statements, 1);
+  } finally {
+    await coordination.close();
+  }
 });
 
 test("the statement's plan is made once per connection and kept, not made anew at every run", async () => {
