@@ -12,9 +12,8 @@ import { logSink } from '../runtime/logging/logOutput.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from '../runtime/packageRoot.ts';
 import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project/project.ts';
 import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/project/devDataDir.ts';
-import { scaffoldProject } from './scaffold.ts';
-import { conformanceSuite } from './conformanceSuite.ts';
-import { buildCommand, type BuildOptions } from './buildCommand.ts';
+// what only `init`, `conformance` and `build` use is imported by them: serve's start does not load it
+import type { BuildOptions } from './buildCommand.ts';
 import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
 import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
@@ -206,8 +205,8 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     )
     .argument('[dir]', 'the project folder (created when missing)', '.')
     .allowExcessArguments(false)
-    .action((dir: string) => {
-      process.exitCode = init(path.resolve(dir)) ? 0 : 1;
+    .action(async (dir: string) => {
+      process.exitCode = (await init(path.resolve(dir))) ? 0 : 1;
     });
 
   servingOptions(program.command('mock').description('serve both APIs in mock mode (answers from the spec, nothing stored)'))
@@ -301,6 +300,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .addOption(new Option('--engine <engine>', 'container engine (default: podman, else docker, whichever is on PATH)').choices(['podman', 'docker']))
     .allowExcessArguments(false)
     .action(async (options: BuildOptions) => {
+      const { buildCommand } = await import('./buildCommand.ts');
       process.exitCode = await buildCommand(options);
     });
 
@@ -390,8 +390,9 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
 }
 
 /** agentplane init: writes the scaffold and says what to do next; false (nothing written) when the folder has a project. */
-function init(dir: string, sayNext = true): boolean {
+async function init(dir: string, sayNext = true): Promise<boolean> {
   fs.mkdirSync(dir, { recursive: true });
+  const { scaffoldProject } = await import('./scaffold.ts');
   const result = scaffoldProject(dir);
   if (!result.ok) {
     console.error(`error: ${dir} already has ${result.existing.join(', ')}; nothing was written (init scaffolds a new project only)`);
@@ -425,7 +426,7 @@ async function offerScaffold(): Promise<boolean> {
   );
   prompt.close();
   // on no, dev serves without graphs, as before
-  return /^(y|yes)?$/i.test(answer.trim()) && init(process.cwd(), false);
+  return /^(y|yes)?$/i.test(answer.trim()) && (await init(process.cwd(), false));
 }
 
 interface ConformanceOptions {
@@ -452,6 +453,7 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
     );
     process.exit(2);
   }
+  const { conformanceSuite } = await import('./conformanceSuite.ts');
   const suite = await conformanceSuite(packagePath());
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
   if (options.junit) reporters.push('--test-reporter=junit', `--test-reporter-destination=${path.resolve(options.junit)}`);

@@ -1,6 +1,7 @@
 // Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL, the
 // MCP SDK for the first MCP request, the OpenTelemetry SDK for the first run, the Hono adapter
-// for a project with an http.app, jose for an agent card signing key, and the reply serializers'
+// for a project with an http.app, jose for an agent card signing key, the CLI's other commands
+// (init's scaffold, build's image builder, the conformance suite) for those commands, and the reply serializers'
 // validator (Ajv) for the first reply that needs one (each costs start time, which is bounded: ≤ 1 s to the first 200). Checked on
 // the shipped entry point with the shipped project file.
 import { test } from 'node:test';
@@ -67,6 +68,11 @@ test('the server on the embedded store answers without having loaded the pg driv
       assert.deepEqual(from(sdk), [], `no run yet: ${sdk} is not loaded`);
     assert.deepEqual(from('@hono/node-server'), [], 'no http.app in the project: the Hono adapter is not loaded');
     assert.deepEqual(from('jose'), [], 'no agent card signing key: jose (card signatures) is not loaded');
+    assert.deepEqual(
+      loaded().filter((u) => /\/src\/cli\/(scaffold|buildCommand|conformanceSuite)\.(ts|js)$/.test(u)),
+      [],
+      'serve loads none of what only `init`, `build` and `conformance` use',
+    );
     assert.deepEqual(
       loaded().filter((u) => u.includes('/node_modules/fast-json-stringify/lib/validator.js') || u.includes('/node_modules/ajv/dist/ajv.js')),
       [],
