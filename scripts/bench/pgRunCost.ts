@@ -1,4 +1,4 @@
-// `npx tsx scripts/bench/pgRunCost.ts [rounds] [--langgraph] [--replicas=N]`: where an enqueued
+// `npx tsx scripts/bench/pgRunCost.ts [rounds] [--langgraph] [--replicas=N] [--root=<tree>]`: where an enqueued
 // run's cost goes on PostgreSQL (issue 87), in figures that hold on a shared machine: per run,
 // the replica's CPU, PostgreSQL's CPU (the postmaster and every backend and helper process),
 // the transactions committed, the WAL records, bytes and flushes, and the statements, with the
@@ -28,6 +28,8 @@ interface Snapshot {
 const langgraph = process.argv.includes('--langgraph');
 const replicaCount = Number(process.argv.find((a) => a.startsWith('--replicas='))?.slice('--replicas='.length) ?? 1);
 const rounds = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 3);
+// another built tree's servers (a git worktree of an earlier commit, its node_modules linked), measured the same way
+const root = process.argv.find((a) => a.startsWith('--root='))?.slice('--root='.length);
 const graph = langgraph ? BENCH_GRAPH : PLAIN_GRAPH;
 const workers = langgraph ? undefined : '0';
 
@@ -70,6 +72,7 @@ try {
         dataDir: path.join(work, `data-${r}`),
         workDir: path.join(work, `work-${r}`),
         env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
+        root,
       }),
     );
   const quiet = () => undefined;
