@@ -189,10 +189,13 @@ describe(
           JSON.stringify(interrupted.messages),
         );
         const [first, final] = [interrupted.streamed[0], interrupted.streamed.at(-1)];
-        assert.ok(
-          final === 'The answer is 42.' && first !== final && final.startsWith(first),
-          `the answer was never shown part-way: ${JSON.stringify(interrupted.streamed)}`,
-        );
+        assert.equal(final, 'The answer is 42.');
+        const partWay = first !== final && final.startsWith(first);
+        // that the page grew the answer token by token is agentplane's claim; upstream is the
+        // reference for the rest (on a loaded CI machine its tokens once reached React in one
+        // frame, and the page showed only the whole answer)
+        if (name === 'agentplane') assert.ok(partWay, `the answer was never shown part-way: ${JSON.stringify(interrupted.streamed)}`);
+        else if (!partWay) console.log(`# upstream's page showed the answer only whole this time: ${JSON.stringify(interrupted.streamed)}`);
         assert.ok(
           interrupted.tools.some((t) => t.startsWith('calculator') && t.includes('6 * 7') && t.includes('42')),
           JSON.stringify(interrupted.tools),
