@@ -131,7 +131,8 @@ export interface ServerConfig {
    * (AGENTPLANE_MAX_REPLICAS, default 10), the bytes of its annotations (AGENTPLANE_MAX_ANNOTATION_BYTES,
    * default 262144, Kubernetes' own bound) and of its resource_spec (AGENTPLANE_MAX_RESOURCE_SPEC_BYTES, default 524288),
    * the deployments one tenant holds (AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT, default 100) and the replicas
-   * they ask for together (AGENTPLANE_MAX_REPLICAS_PER_TENANT, default 200).
+   * they ask for together (AGENTPLANE_MAX_REPLICAS_PER_TENANT, default 200), and the revisions one
+   * deployment holds (AGENTPLANE_MAX_REVISIONS_PER_DEPLOYMENT, default 1000).
    */
   workloadPolicy: {
     imageNamespaces: Record<string, string[]>;
@@ -141,6 +142,7 @@ export interface ServerConfig {
     maxResourceSpecBytes: number;
     maxDeploymentsPerTenant: number;
     maxReplicasPerTenant: number;
+    maxRevisionsPerDeployment: number;
   };
   /** How long a deployed agent server has to answer /ok (AGENTPLANE_DEPLOY_TIMEOUT_S, default 120). */
   deployTimeoutMs: number;
@@ -322,6 +324,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       maxResourceSpecBytes: positiveInteger('AGENTPLANE_MAX_RESOURCE_SPEC_BYTES', env.AGENTPLANE_MAX_RESOURCE_SPEC_BYTES, 512 * 1024),
       maxDeploymentsPerTenant: positiveInteger('AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT', env.AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT, 100),
       maxReplicasPerTenant: positiveInteger('AGENTPLANE_MAX_REPLICAS_PER_TENANT', env.AGENTPLANE_MAX_REPLICAS_PER_TENANT, 200),
+      maxRevisionsPerDeployment: positiveInteger('AGENTPLANE_MAX_REVISIONS_PER_DEPLOYMENT', env.AGENTPLANE_MAX_REVISIONS_PER_DEPLOYMENT, 1000),
     },
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),

@@ -1,5 +1,5 @@
-// What one tenant's deployments may hold together (issue 83): how many deployments, and how
-// many replicas all of them may ask for. Each deployment is a server (and its replicas) on the
+// What one tenant's deployments may hold together (issue 83): how many deployments, how
+// many replicas all of them may ask for, and how many revisions each deployment keeps. Each deployment is a server (and its replicas) on the
 // operator's machines; one tenant created ~4,700 deployments in a 25-s flood before. One more
 // than a bound is a 403 naming the quota and its setting, and nothing is written: the count and
 // the write hold the tenant's lock (withinTenantQuotas), so requests sent at once cannot each
@@ -54,4 +54,20 @@ export async function roomForDeployment(
       mostReplicas,
     );
   return ok(undefined);
+}
+
+/**
+ * Whether the deployment may have one more revision, beside the `held` ones (each PATCH that
+ * changes a revision setting and each redeploy adds one, and none is ever deleted but with the
+ * deployment). Called under the deployment's lock, which every revision's creation holds.
+ */
+export function roomForRevision(workload: TenantWorkload, held: readonly unknown[]): Outcome<void, 'quota_exceeded'> {
+  const most = workload.maxRevisionsPerDeployment;
+  if (held.length < most) return ok(undefined);
+  return quotaReached(
+    'AGENTPLANE_MAX_REVISIONS_PER_DEPLOYMENT',
+    `holds ${most} revisions of this deployment`,
+    'delete the deployment and create it again',
+    most,
+  );
 }

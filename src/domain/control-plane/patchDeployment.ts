@@ -13,7 +13,7 @@ import { putDeployment, type DeploymentRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
 import { SECRET_MASK, toDeployment } from './views.ts';
 import { sameRepoUrl } from './repoUrl.ts';
-import { replicasAskedBy, roomForDeployment, withinTenantQuotas } from './deploymentQuotas.ts';
+import { replicasAskedBy, roomForDeployment, roomForRevision, withinTenantQuotas } from './deploymentQuotas.ts';
 
 const IMMUTABLE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id', 'listener_config'] as const;
 const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'build_command', 'resource_spec'] as const;
@@ -87,6 +87,8 @@ export async function patchDeployment(
         if (!room.ok) return room;
       }
       const siblings = await repo.revisions.ofDeployment(id);
+      const roomForOneMore = roomForRevision(owner.workload, siblings);
+      if (!roomForOneMore.ok) return roomForOneMore;
       const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
       await repo.write(plan.ops);
       logRevisionCreated(log, plan.revision, plan.skipped);

@@ -17,6 +17,7 @@ import { logRevisionCreated } from './transitionLog.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from './records.ts';
 import { toDeployment, toRevision } from './views.ts';
 import { checkTenantBoundary } from './sourceRules.ts';
+import { roomForRevision } from './deploymentQuotas.ts';
 
 async function ownedDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<DeploymentRecord, 'not_found'>> {
   const deployment = await repo.deployments.ofTenant(tenantId, id);
@@ -81,7 +82,7 @@ export async function redeployRevision(
   tenantId: string,
   deploymentId: string,
   revisionId: string,
-): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable'>> {
+): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable' | 'quota_exceeded'>> {
   const { repo, deployer, log } = deps;
   return repo.locks.run(deploymentId, async () => {
     const owned = await ownedDeployment(repo, tenantId, deploymentId);
@@ -94,13 +95,16 @@ export async function redeployRevision(
       return invalid(`Revision ID ${revisionId} has status ${original.status}; only a revision that reached DEPLOYED can be redeployed.`);
     }
     // the new revision renders the stored resource_spec and runs the revision's image: stored before a rule existed, they are refused, nothing is stored
+    const owner = ownerOf(deps, tenantId, deployment.id, Boolean(deployment.source_config.listener_id));
     const outside = checkTenantBoundary(
       { resource_spec: deployment.source_config.resource_spec, listener_config: deployment.source_config.listener_config },
       original.source_revision_config.image_uri,
-      ownerOf(deps, tenantId, deployment.id, Boolean(deployment.source_config.listener_id)),
+      owner,
     );
     if (outside) return outside;
     const siblings = await repo.revisions.ofDeployment(deploymentId);
+    const roomForOneMore = roomForRevision(owner.workload, siblings);
+    if (!roomForOneMore.ok) return roomForOneMore;
     const plan = supersedingRevision(deployment, siblings, original.source_revision_config, original.id, timestamp());
     await repo.write(plan.ops);
     logRevisionCreated(log, plan.revision, plan.skipped);

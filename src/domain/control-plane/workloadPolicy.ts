@@ -27,6 +27,8 @@ export interface WorkloadPolicy {
   maxDeploymentsPerTenant: number;
   /** The most replicas one tenant's deployments ask for together, each its largest scale field (AGENTPLANE_MAX_REPLICAS_PER_TENANT). */
   maxReplicasPerTenant: number;
+  /** The most revisions one deployment holds, its first included (AGENTPLANE_MAX_REVISIONS_PER_DEPLOYMENT). */
+  maxRevisionsPerDeployment: number;
 }
 
 /** Every tenant's key in `imageNamespaces`. */
@@ -44,6 +46,9 @@ export const DEFAULT_WORKLOAD_POLICY: WorkloadPolicy = Object.freeze({
   // each deployment is a server (and up to maxReplicas of them) on the operator's machines
   maxDeploymentsPerTenant: 100,
   maxReplicasPerTenant: 200,
+  // each revision is a record, its build's image and logs, kept as long as the deployment: far
+  // more than a deployment changed every working day for years needs, a bound on a PATCH loop's
+  maxRevisionsPerDeployment: 1000,
 });
 
 /** The policy as it applies to one tenant's deployments. */
@@ -55,6 +60,7 @@ export interface TenantWorkload {
   maxResourceSpecBytes: number;
   maxDeploymentsPerTenant: number;
   maxReplicasPerTenant: number;
+  maxRevisionsPerDeployment: number;
 }
 
 const resolved = new WeakMap<WorkloadPolicy, Map<string, TenantWorkload>>();
@@ -76,6 +82,7 @@ export function workloadOf(policy: WorkloadPolicy, tenantId: string): TenantWork
       maxResourceSpecBytes: policy.maxResourceSpecBytes,
       maxDeploymentsPerTenant: policy.maxDeploymentsPerTenant,
       maxReplicasPerTenant: policy.maxReplicasPerTenant,
+      maxRevisionsPerDeployment: policy.maxRevisionsPerDeployment,
     });
     tenants.set(tenant, workload);
   }
