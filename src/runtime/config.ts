@@ -64,6 +64,12 @@ export interface ServerConfig {
    * (AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT, default 100); see domain/tenantQuotas.ts.
    */
   tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number; listeners: number; authProviders: number };
+  /**
+   * The fewest seconds between two firings of one tenant's cron (AGENTPLANE_MIN_CRON_INTERVAL_S,
+   * 1 to 60, default 60: five-field schedules, and six-field ones whose seconds field names one
+   * second); domain/crons/schedule.ts.
+   */
+  minCronIntervalSeconds: number;
   /** Requests a second one tenant may send to the agent server (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 100: docs/security.md says why). */
   maxRequestsPerSecond: number;
   /** How many requests a tenant may send at once on top of its rate (AGENTPLANE_MAX_REQUEST_BURST, default 250: a client's 200 calls at once, as A2A clients send them, are let in). */
@@ -277,6 +283,12 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       listeners: positiveInteger('AGENTPLANE_MAX_LISTENERS_PER_TENANT', env.AGENTPLANE_MAX_LISTENERS_PER_TENANT, 20),
       authProviders: positiveInteger('AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT', env.AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT, 100),
     },
+    // a firing is a run, made outside the tenant's request rate
+    minCronIntervalSeconds: atMost(
+      'AGENTPLANE_MIN_CRON_INTERVAL_S',
+      positiveInteger('AGENTPLANE_MIN_CRON_INTERVAL_S', env.AGENTPLANE_MIN_CRON_INTERVAL_S, 60),
+      60,
+    ),
     maxRequestsPerSecond: positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 100),
     // never below the rate: a second's requests are always let in at once
     maxRequestBurst: positiveInteger(
@@ -420,6 +432,11 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   if (value === undefined || value === '') return fallback;
   const n = wholeNumber(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (1, 2, 3, …; default ${fallback}), got "${value}"`);
+  return n;
+}
+
+function atMost(name: string, n: number, most: number): number {
+  if (n > most) throw new Error(`${name} must be at most ${most}, got ${n}`);
   return n;
 }
 

@@ -12,7 +12,8 @@ const BOUND = 3;
 let tenants: TwoTenants;
 
 before(async () => {
-  tenants = await twoTenants('a2a', { AGENTPLANE_MAX_THREADS_PER_TENANT: String(BOUND) });
+  // a cron firing every second: the bound on how often a tenant's cron fires lowered to allow it
+  tenants = await twoTenants('a2a', { AGENTPLANE_MAX_THREADS_PER_TENANT: String(BOUND), AGENTPLANE_MIN_CRON_INTERVAL_S: '1' });
 });
 after(() => tenants.app.close());
 

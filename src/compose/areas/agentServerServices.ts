@@ -167,6 +167,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     undefined,
     config.tenantQuotas,
     locks,
+    config.minCronIntervalSeconds,
   );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store

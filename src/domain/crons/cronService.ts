@@ -50,7 +50,14 @@ export class CronService {
     private readonly quotas: Partial<TenantQuotas> = {},
     /** Serialises a scope's count and creation (across replicas when they share the store). */
     private readonly locks: Locks = new KeyedLock(),
+    /** The fewest seconds between two firings of a tenant's cron (AGENTPLANE_MIN_CRON_INTERVAL_S); 1: any. */
+    private readonly minIntervalS = 1,
   ) {}
+
+  /** The scope's bound on how often its crons fire: none for the shared space ('') of a server without auth, as its quotas. */
+  private intervalOf(scope: string): number {
+    return scope === '' ? 1 : this.minIntervalS;
+  }
 
   /** The scheduler re-plans its timer whenever a cron changes. */
   onChange(listener: () => void): void {
@@ -58,7 +65,7 @@ export class CronService {
   }
 
   async create(scope: string, body: CronCreate, threadId: string | null): Promise<Outcome<Cron, 'not_found' | 'unprocessable' | 'quota_exceeded'>> {
-    const problem = scheduleProblem(body.schedule, body.timezone);
+    const problem = scheduleProblem(body.schedule, body.timezone, this.intervalOf(scope));
     if (problem) return invalid('schedule', problem);
     const assistant = await this.resolveAssistant(scope, body.assistant_id);
     if (!assistant) return fail('not_found', `Assistant ${body.assistant_id} not found`);
@@ -102,7 +109,8 @@ export class CronService {
     if (!current) return missing(cronId);
     const schedule = body.schedule ?? current.schedule;
     const timezone = body.timezone !== undefined ? body.timezone : current.timezone;
-    const problem = scheduleProblem(schedule, timezone);
+    // a schedule stored before the bound is kept (its firings are spaced by the claim): only one sent is held to it
+    const problem = scheduleProblem(schedule, timezone, body.schedule !== undefined ? this.intervalOf(scope) : 1);
     if (problem) return invalid(body.schedule !== undefined ? 'schedule' : 'timezone', problem);
     const next: CronRecord = {
       ...current,
@@ -156,12 +164,14 @@ export class CronService {
    * claimed, or undefined when it is no longer due (deleted, disabled, already claimed).
    */
   claim(cronId: string, now: Date): Promise<ClaimedFiring | undefined> {
-    return this.crons.claimDue(cronId, now, (current) => this.plan(current, now));
+    return this.crons.claimDue(cronId, now, (current) => this.plan(current, now, current.next_run_date));
   }
 
-  private plan(record: CronRecord, after: Date): string | null {
+  /** The next due time after `after`, and (a firing) at least the scope's interval after `lastDue`. */
+  private plan(record: CronRecord, after: Date, lastDue: string | null = null): string | null {
     if (!record.enabled) return null;
-    return nextDue(record.schedule, record.timezone, after, record.end_time)?.toISOString() ?? null;
+    const last = lastDue ? new Date(lastDue) : null;
+    return nextDue(record.schedule, record.timezone, after, record.end_time, last, this.intervalOf(record.scope))?.toISOString() ?? null;
   }
 
   private async get(scope: string, cronId: string): Promise<CronRecord | undefined> {
