@@ -1,5 +1,5 @@
-// How much of the agent server one tenant may hold: threads, crons, store items and runs in
-// flight (pending or running); and of the control plane: listeners and OAuth providers (its
+// How much of the agent server one tenant may hold: threads, crons, store items (and the bytes
+// they take) and runs in flight (pending or running); and of the control plane: listeners and OAuth providers (its
 // deployments and replicas: control-plane/deploymentQuotas.ts). Each up to
 // a bound the operator sets (runtime/config.ts, docs/configuration.md). One more than the bound
 // is refused before anything is written, its detail naming the quota and the setting that
@@ -12,6 +12,8 @@ export interface TenantQuotas {
   threads: number;
   crons: number;
   storeItems: number;
+  /** Bytes of the tenant's store items together (memory/itemBytes.ts), a bound rather than a count. */
+  storeBytes: number;
   runsInFlight: number;
   listeners: number;
   authProviders: number;
@@ -24,6 +26,7 @@ export const QUOTA_SETTINGS: Record<Quota, { setting: string; counts: string; ro
   threads: { setting: 'AGENTPLANE_MAX_THREADS_PER_TENANT', counts: 'threads', room: 'delete some' },
   crons: { setting: 'AGENTPLANE_MAX_CRONS_PER_TENANT', counts: 'crons', room: 'delete some' },
   storeItems: { setting: 'AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', counts: 'store items', room: 'delete some' },
+  storeBytes: { setting: 'AGENTPLANE_MAX_STORE_BYTES_PER_TENANT', counts: 'bytes of store items', room: 'delete or shrink some' },
   runsInFlight: {
     setting: 'AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT',
     counts: 'runs in flight (pending or running)',
@@ -38,6 +41,7 @@ export const UNBOUNDED_QUOTAS: TenantQuotas = {
   threads: Infinity,
   crons: Infinity,
   storeItems: Infinity,
+  storeBytes: Infinity,
   runsInFlight: Infinity,
   listeners: Infinity,
   authProviders: Infinity,
@@ -86,4 +90,20 @@ export async function createWithin<T, K extends FailureKind>(
     const room = await roomFor(quota, owner, quotas, held);
     return room.ok ? create() : room;
   });
+}
+
+/**
+ * Whether `owner` may go from `held` to `after` of a quota measured in amounts (bytes) rather
+ * than things: a change that does not grow what it holds is always room (an owner over a bound
+ * the operator lowered can still shrink). Asked under the owner's lock of the quota.
+ */
+export function roomForAmount(quota: Quota, owner: string, quotas: Partial<TenantQuotas>, held: number, after: number): Outcome<void, 'quota_exceeded'> {
+  const bound = quotas[quota] ?? Infinity;
+  if (owner === '' || after <= bound || after <= held) return ok(undefined);
+  const { setting, counts, room } = QUOTA_SETTINGS[quota];
+  return fail(
+    'quota_exceeded',
+    `Quota reached: this tenant would hold ${after} ${counts}, more than the ${bound} it may (${setting}); ${room}, or ask the operator to raise ${setting}.`,
+    { quota, setting, limit: bound },
+  );
 }

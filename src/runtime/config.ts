@@ -58,12 +58,13 @@ export interface ServerConfig {
   /**
    * What one tenant (agent-server auth on) may hold: threads (AGENTPLANE_MAX_THREADS_PER_TENANT,
    * default 10000), crons (AGENTPLANE_MAX_CRONS_PER_TENANT, default 100), store items
-   * (AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, default 100000), runs pending or running
+   * (AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, default 100000) and their bytes together
+   * (AGENTPLANE_MAX_STORE_BYTES_PER_TENANT, default 1 GiB), runs pending or running
    * (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, default 1000); and of the control plane (every tenant):
    * listeners (AGENTPLANE_MAX_LISTENERS_PER_TENANT, default 20) and OAuth providers
    * (AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT, default 100); see domain/tenantQuotas.ts.
    */
-  tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number; listeners: number; authProviders: number };
+  tenantQuotas: { threads: number; crons: number; storeItems: number; storeBytes: number; runsInFlight: number; listeners: number; authProviders: number };
   /**
    * The fewest seconds between two firings of one tenant's cron (AGENTPLANE_MIN_CRON_INTERVAL_S,
    * 1 to 60, default 60: five-field schedules, and six-field ones whose seconds field names one
@@ -278,6 +279,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       threads: positiveInteger('AGENTPLANE_MAX_THREADS_PER_TENANT', env.AGENTPLANE_MAX_THREADS_PER_TENANT, 10_000),
       crons: positiveInteger('AGENTPLANE_MAX_CRONS_PER_TENANT', env.AGENTPLANE_MAX_CRONS_PER_TENANT, 100),
       storeItems: positiveInteger('AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', env.AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, 100_000),
+      // an item is up to a request body (1 MiB): the count alone let a tenant hold 100 GB
+      storeBytes: positiveInteger('AGENTPLANE_MAX_STORE_BYTES_PER_TENANT', env.AGENTPLANE_MAX_STORE_BYTES_PER_TENANT, 1024 ** 3),
       runsInFlight: positiveInteger('AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT', env.AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, 1_000),
       // a listener is a cluster of the tenant's; a provider one OAuth app (MCP discovery registers them too)
       listeners: positiveInteger('AGENTPLANE_MAX_LISTENERS_PER_TENANT', env.AGENTPLANE_MAX_LISTENERS_PER_TENANT, 20),

@@ -93,7 +93,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
-  const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log, config.tenantQuotas);
+  // per thread, and per tenant's quota: across replicas when they share the store
+  const locks: Locks = { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) };
+  const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log, config.tenantQuotas, locks);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
   const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;
   const webhooks = new WebhookNotifier({
@@ -127,8 +129,6 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
   const { nextOnThread } = deps.runBackend;
   const ahead = pool && nextOnThread ? new RunsAhead(pool, nextOnThread, { kindOf, log: log.child({ area: 'run-workers' }) }) : undefined;
-  // per thread, and per tenant's quota: across replicas when they share the store
-  const locks: Locks = { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) };
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,

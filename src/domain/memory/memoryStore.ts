@@ -2,9 +2,14 @@
 // a key, shared by every thread. The HTTP operations and the graphs (through
 // LangGraphMemoryStore) use this one object, so what one writes the other reads.
 // Items are kept apart per scope: the caller's tenant when agent-server auth is on, '' when
-// the server is open.
+// the server is open. A tenant's items are bounded in number and in bytes together: every
+// change to them is made under the tenant's lock of its store, with the bytes its items take
+// written beside them in the same atomic write, so writes at once (across replicas too) are
+// counted one after another, and the figure is the store's, whole after a restart.
 import { ok, type Outcome } from '../outcome.ts';
-import { roomFor, UNBOUNDED_QUOTAS, type TenantQuotas } from '../tenantQuotas.ts';
+import { KeyedLock, type Locks } from '../keyedLock.ts';
+import { roomFor, roomForAmount, UNBOUNDED_QUOTAS, type TenantQuotas } from '../tenantQuotas.ts';
+import { itemBytes } from './itemBytes.ts';
 import type { ItemPlace, MemoryItem, MemoryItemRecord, MemoryItemsRepository } from '../ports/memoryItemsRepository.ts';
 import { cosine, textAt, type Embedder } from './embeddings.ts';
 import { matchesFilter } from './valueFilter.ts';
@@ -55,8 +60,10 @@ export class MemoryStore {
     private readonly ttl: TtlSettings = {},
     private readonly embedder: Embedder | null = null,
     private readonly now: () => Date = () => new Date(),
-    /** How many items a tenant's scope may hold (domain/tenantQuotas.ts). */
-    private readonly quotas: Pick<TenantQuotas, 'storeItems'> = UNBOUNDED_QUOTAS,
+    /** How many items, and how many bytes of them, a tenant's scope may hold (domain/tenantQuotas.ts). */
+    private readonly quotas: Pick<TenantQuotas, 'storeItems' | 'storeBytes'> = UNBOUNDED_QUOTAS,
+    /** Serialises the changes to a scope's items (across replicas when they share the store). */
+    private readonly locks: Locks = new KeyedLock(),
   ) {}
 
   get sweepIntervalMs(): number {
@@ -71,27 +78,36 @@ export class MemoryStore {
     value: Record<string, unknown>,
     options: PutOptions = {},
   ): Promise<Outcome<void, 'quota_exceeded'>> {
-    const now = this.now();
-    const existing = await this.live({ scope, namespace, key }, now);
-    if (!existing) {
-      const room = await roomFor('storeItems', scope, this.quotas, () => this.items.count(scope));
-      if (!room.ok) return room;
-    }
-    const ttlMinutes = options.ttl ?? this.ttl.default_ttl ?? null;
-    const record: MemoryItemRecord = {
-      scope,
-      namespace: [...namespace],
-      key,
-      value,
-      created_at: existing?.created_at ?? now.toISOString(),
-      updated_at: now.toISOString(),
-      ttl_minutes: ttlMinutes,
-      expires_at: ttlMinutes ? new Date(now.getTime() + ttlMinutes * MINUTE_MS).toISOString() : null,
-    };
     const vectors = await this.embed(value, options.index);
-    if (vectors) record.vectors = vectors;
-    await this.items.put(record);
-    return ok(undefined);
+    return this.changing(scope, async (held) => {
+      const now = this.now();
+      const stored = await this.items.get({ scope, namespace, key });
+      const existing = stored && !expired(stored, now.toISOString()) ? stored : undefined;
+      if (!existing) {
+        const room = await roomFor('storeItems', scope, this.quotas, () => this.items.count(scope));
+        if (!room.ok) return room;
+      }
+      // an expired item at the place still counted until now: it is replaced
+      const after = held === null ? undefined : held - (stored ? itemBytes(stored) : 0) + itemBytes({ namespace, key, value });
+      if (held !== null && after !== undefined) {
+        const room = roomForAmount('storeBytes', scope, this.quotas, held, after);
+        if (!room.ok) return room;
+      }
+      const ttlMinutes = options.ttl ?? this.ttl.default_ttl ?? null;
+      const record: MemoryItemRecord = {
+        scope,
+        namespace: [...namespace],
+        key,
+        value,
+        created_at: existing?.created_at ?? now.toISOString(),
+        updated_at: now.toISOString(),
+        ttl_minutes: ttlMinutes,
+        expires_at: ttlMinutes ? new Date(now.getTime() + ttlMinutes * MINUTE_MS).toISOString() : null,
+      };
+      if (vectors) record.vectors = vectors;
+      await this.items.put(record, after);
+      return ok(undefined);
+    });
   }
 
   async get(scope: string, namespace: string[], key: string, refreshTtl?: boolean | null): Promise<MemoryItem | null> {
@@ -102,7 +118,7 @@ export class MemoryStore {
   }
 
   async delete(scope: string, namespace: string[], key: string): Promise<void> {
-    await this.items.delete({ scope, namespace, key });
+    await this.changing(scope, (held) => this.remove({ scope, namespace, key }, held));
   }
 
   async search(scope: string, options: SearchOptions = {}): Promise<FoundItem[]> {
@@ -144,8 +160,39 @@ export class MemoryStore {
   async sweep(): Promise<number> {
     const now = this.now().toISOString();
     const gone = await this.items.list(undefined, (r) => expired(r, now));
-    for (const record of gone) await this.items.delete(record);
-    return gone.length;
+    let removed = 0;
+    for (const record of gone) {
+      // read again under the scope's lock: a put may have renewed it since the list
+      const still = async (held: number | null) => {
+        const current = await this.items.get(record);
+        if (!current || !expired(current, now)) return false;
+        await this.remove(record, held);
+        return true;
+      };
+      if (await this.changing(record.scope, still)) removed++;
+    }
+    return removed;
+  }
+
+  /**
+   * `change` of the scope's items, told the bytes they take (null for the shared space '', no
+   * tenant, whose bytes are not kept), under the scope's lock. The figure is the one written
+   * with the last change; a scope with none (items stored before it was kept) is summed once.
+   */
+  private changing<T>(scope: string, change: (held: number | null) => Promise<T>): Promise<T> {
+    if (scope === '') return change(null);
+    return this.locks.run(`store:${scope}`, async () => {
+      const recorded = await this.items.recordedBytes(scope);
+      const held = recorded ?? (await this.items.list(scope, () => true)).reduce((sum, item) => sum + itemBytes(item), 0);
+      return change(held);
+    });
+  }
+
+  /** Deletes the item at the place, the scope's bytes less its own (held: as `changing` told). */
+  private async remove(place: ItemPlace, held: number | null): Promise<void> {
+    if (held === null) return this.items.delete(place);
+    const stored = await this.items.get(place);
+    if (stored) await this.items.delete(place, held - itemBytes(stored));
   }
 
   private async live(place: ItemPlace, now: Date): Promise<MemoryItemRecord | undefined> {

@@ -1,6 +1,7 @@
 // Builds the memory store from the project file's `store` section (`index`, `ttl`) and the
 // background sweep that removes expired items.
 import { UNBOUNDED_QUOTAS, type TenantQuotas } from '../tenantQuotas.ts';
+import type { Locks } from '../keyedLock.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { MemoryItemsRepository } from '../ports/memoryItemsRepository.ts';
 import { loadEmbedder, type IndexSettings } from './embeddings.ts';
@@ -21,11 +22,12 @@ export async function createMemoryStore(
   settings: unknown,
   baseDir: string,
   log: Logger,
-  quotas: Pick<TenantQuotas, 'storeItems'> = UNBOUNDED_QUOTAS,
+  quotas: Pick<TenantQuotas, 'storeItems' | 'storeBytes'> = UNBOUNDED_QUOTAS,
+  locks?: Locks,
 ): Promise<MemorySetup> {
   const { index, ttl } = (settings ?? {}) as StoreSettings;
   const embedder = index ? await loadEmbedder(index, baseDir) : null;
-  const memory = new MemoryStore(items, ttl ?? {}, embedder, undefined, quotas);
+  const memory = new MemoryStore(items, ttl ?? {}, embedder, undefined, quotas, locks);
   let timer: NodeJS.Timeout | undefined;
   const sweeper = {
     start() {

@@ -30,9 +30,15 @@ export interface MemoryItemRecord extends MemoryItem {
 export interface MemoryItemsRepository {
   /** The item at this place, expired or not. */
   get(place: ItemPlace): Promise<MemoryItemRecord | undefined>;
-  /** Stores the item at its place, replacing the one there. */
-  put(item: MemoryItemRecord): Promise<void>;
-  delete(place: ItemPlace): Promise<void>;
+  /**
+   * Stores the item at its place, replacing the one there; with `scopeBytes`, records that the
+   * item's scope now takes that many bytes (memory/itemBytes.ts), in the same atomic write.
+   */
+  put(item: MemoryItemRecord, scopeBytes?: number): Promise<void>;
+  /** Deletes the item at the place; with `scopeBytes`, records the scope's bytes as put does. */
+  delete(place: ItemPlace, scopeBytes?: number): Promise<void>;
+  /** The bytes the scope's items take as last recorded with a put or delete, or undefined when never recorded. */
+  recordedBytes(scope: string): Promise<number | undefined>;
   /** The scope's items that `keep` accepts, or every scope's when `scope` is undefined (the sweep). */
   list(scope: string | undefined, keep: (item: MemoryItemRecord) => boolean): Promise<MemoryItemRecord[]>;
   /** How many items the scope holds (expired ones too, until the sweep removes them). */
