@@ -39,6 +39,18 @@ export class CollectionRunStore implements RunStore {
     return (await this.runs.list({ where: { thread_id: threadId } })).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
   }
 
+  async firstOnThread(threadId: string, owner: string, matches: (run: RunRecord) => boolean): Promise<RunRecord | undefined> {
+    const ids = (await this.runs.list({ where: { thread_id: threadId }, fields: ['run_id', ...OWNER] }))
+      .filter((run) => ownerOf(run) === owner)
+      .map((run) => run.run_id)
+      .sort();
+    for (const id of ids) {
+      const run = await this.runs.get(id);
+      if (run && matches(run)) return run;
+    }
+    return undefined;
+  }
+
   runsOfThread(threadId: string, status?: 'pending' | 'running'): Promise<RunRecord[]> {
     return this.runs.list({ where: status ? { thread_id: threadId, status } : { thread_id: threadId } });
   }

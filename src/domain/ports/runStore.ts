@@ -17,6 +17,13 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;
   /** Every run on the thread, whoever owns it, in receipt order (run ids ascending). */
   onThread(threadId: string): Promise<RunRecord[]>;
+  /**
+   * The owner's first run on the thread in receipt order that `matches`: the runs' ids and
+   * owners read first, then their records one at a time, oldest first, until one matches (a
+   * `run.start` asks which assistant the thread is bound to at every run; reading every record
+   * of a thread grew with its history).
+   */
+  firstOnThread(threadId: string, owner: string, matches: (run: RunRecord) => boolean): Promise<RunRecord | undefined>;
   /** The thread's runs in no particular order, only those in `status` when given (the run engine's question). */
   runsOfThread(threadId: string, status?: 'pending' | 'running'): Promise<RunRecord[]>;
   /** One page of a thread's runs, newest (highest id) first. */

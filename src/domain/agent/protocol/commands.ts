@@ -14,6 +14,8 @@ import { PROTOCOL_ASSISTANT_KEY, PROTOCOL_RUN_KEY, type ProtocolEvent } from './
 import { protocolRuns, threadProtocolEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { agentTree } from './agentTree.ts';
 import type { ThreadRecord } from '../records.ts';
+import type { RunStore } from '../../ports/runStore.ts';
+import { isProtocolRun } from './plainRuns.ts';
 
 import { paramsProblem } from '../../../shared/protocolCommands.ts';
 import type * as Protocol from '../../../../generated/protocol/types.gen.ts';
@@ -41,6 +43,8 @@ type Dict = Record<string, unknown>;
 const paramsOf = <Params>(command: ProtocolCommand): Params => (command.params ?? {}) as unknown as Params;
 
 export interface CommandDeps extends ThreadEventDeps {
+  /** The thread's runs, and the first protocol run among them (the assistant the thread is bound to) without reading the others. */
+  runs: ThreadEventDeps['runs'] & Pick<RunStore, 'firstOnThread'>;
   /** The agent server as the caller sees it (another owner's thread is missing). */
   service: AgentService;
   owner: string;
@@ -99,8 +103,9 @@ export class ProtocolCommands {
   private async runStart(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const params = paramsOf<Protocol.RunStartParams>(command);
     const assistantId = params.assistant_id;
-    // the thread is bound to the assistant its first protocol run named (as upstream binds it)
-    const bound = (await protocolRuns(this.deps, threadId, this.deps.owner))[0]?.kwargs[PROTOCOL_ASSISTANT_KEY];
+    // the thread is bound to the assistant its first protocol run named (as upstream binds it);
+    // found without reading the thread's other runs: a run.start came at every run
+    const bound = (await this.deps.runs.firstOnThread(threadId, this.deps.owner, isProtocolRun))?.kwargs[PROTOCOL_ASSISTANT_KEY];
     if (typeof bound === 'string' && bound !== assistantId)
       return ok(this.error(command.id, 'invalid_argument', `Thread ${threadId} is bound to assistant ${bound}; cannot run ${assistantId}.`));
     const created = await this.start(threadId, assistantId, params.input, {

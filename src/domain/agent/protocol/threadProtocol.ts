@@ -14,7 +14,7 @@ import type { FeedStream, ThreadFeeds } from './threadFeed.ts';
 
 export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
-  runs: Pick<RunStore, 'onThread'>;
+  runs: Pick<RunStore, 'onThread' | 'firstOnThread'>;
   threads: Pick<ThreadsRepository, 'get'>;
   eventLog: RunEventLog;
   threadRuns: SharedThreadRuns;
