@@ -23,8 +23,8 @@ export function registerTypescriptLoader(modules: readonly string[]): Promise<vo
   registered ??= (async () => {
     const tsconfig = nearestTsconfig(path.dirname(modules[0]));
     const [esm, cjs] = await importWithoutCompileCache(() => Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]), !modules.some(loadedByRequire));
-    // the ES module hooks' thread starts here, with the environment as it is now: its cache on
-    if (RUNNING_COMPILED) esm.register({ tsconfig: tsconfig ?? false });
+    // the ES module hooks' thread starts here, with a copy of the environment as it is now
+    if (RUNNING_COMPILED) startHooksThreadWithoutCompileCache(() => esm.register({ tsconfig: tsconfig ?? false }));
     // tsx's CommonJS hooks take the tsconfig from the environment only; it is put back after
     const before = process.env.TSX_TSCONFIG_PATH;
     if (tsconfig) process.env.TSX_TSCONFIG_PATH = tsconfig;
@@ -57,7 +57,8 @@ export function nearestTsconfig(dir: string): string | undefined {
  * directory kept for a week, and lists that folder in every thread that loads it: ~50 ms of
  * CPU at 35,000 files (a machine that runs the tests), paid by the main thread before it can
  * answer. This thread's tsx only compiles what require() loads (CommonJS TypeScript); ES
- * modules are compiled on the hooks' own thread, which keeps its cache. So where none of the
+ * modules are compiled on the hooks' own thread (without the cache either: see
+ * startHooksThreadWithoutCompileCache). So where none of the
  * project's modules is loaded by require(), this thread loads tsx with its cache off
  * (TSX_DISABLE_CACHE, read once as tsx's modules load; a CommonJS file found later is only
  * compiled afresh) and the variable is put back before anything else may read it.
@@ -67,6 +68,28 @@ export async function importWithoutCompileCache<T>(load: () => Promise<T>, witho
   if (withoutCache) process.env.TSX_DISABLE_CACHE = '1';
   try {
     return await load();
+  } finally {
+    if (before === undefined) delete process.env.TSX_DISABLE_CACHE;
+    else process.env.TSX_DISABLE_CACHE = before;
+  }
+}
+
+/**
+ * The ES module hooks' thread is started without tsx's compile cache, whatever the project: the
+ * main thread waits in register() while that thread starts, and tsx's cache made it wait longer
+ * than compiling afresh does. The cache lists its whole folder as it loads (a folder every
+ * project run through tsx on the machine shares, each file kept a week: 36,000 files where the
+ * tests run) and looks each module up in that list; without it, the project's modules go to
+ * esbuild's service, a process of its own, on the other core. Measured, 8 starts each at load
+ * ~8: register() waited 150 ms without the cache, 237 ms with a folder of 3 files and 346 ms
+ * with 36,000; the bench's graph then loaded in 49, 29 and 45 ms. The hooks' thread copies the
+ * environment when it is made, so the variable is set for the call alone and put back.
+ */
+export function startHooksThreadWithoutCompileCache(register: () => void): void {
+  const before = process.env.TSX_DISABLE_CACHE;
+  process.env.TSX_DISABLE_CACHE = '1';
+  try {
+    register();
   } finally {
     if (before === undefined) delete process.env.TSX_DISABLE_CACHE;
     else process.env.TSX_DISABLE_CACHE = before;

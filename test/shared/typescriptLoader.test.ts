@@ -1,7 +1,8 @@
 // tsx's compile cache is left off in the threads that compile no CommonJS (typescriptLoader.ts):
 // tsx lists its cache folder in every thread that loads it (~50 ms of the main thread's CPU
 // before the first reply where the folder holds 35,000 files), and in a thread whose project
-// modules are all ES modules that tsx only compiles on its hooks' thread, which keeps its cache.
+// modules are all ES modules that tsx only compiles on its hooks' thread (which starts without
+// the cache too: typescriptLoader.hooksCache.test.ts).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -35,7 +36,7 @@ describe('tsx loaded without its compile cache', () => {
   it('sees TSX_DISABLE_CACHE while it loads, and the variable is put back after, as it was', async () => {
     delete process.env.TSX_DISABLE_CACHE;
     assert.equal(await importWithoutCompileCache(async () => process.env.TSX_DISABLE_CACHE, true), '1');
-    assert.equal(process.env.TSX_DISABLE_CACHE, undefined, 'the hooks thread, started after, keeps its cache');
+    assert.equal(process.env.TSX_DISABLE_CACHE, undefined, 'put back after');
     assert.equal(await importWithoutCompileCache(async () => process.env.TSX_DISABLE_CACHE, false), undefined, 'a CommonJS project keeps the cache');
     process.env.TSX_DISABLE_CACHE = 'yes';
     try {
