@@ -3,7 +3,10 @@
 // serve` (default settings, a fresh data directory) is started in turns with the others, the
 // order flipping every round, and read at its first 200 from a shipped graph's assistant (the
 // bench's start probe): the main thread's CPU time (its /proc schedstat, which neighbours move
-// much less than wall time), every other thread's, and the wall time beside the load average.
+// much less than wall time), every other thread's, and the wall time beside the load average;
+// and the time the main thread neither ran nor waited for a core (wall less its CPU and its
+// run-queue wait, schedstat's second field): what it spent blocked, in tsx's register() waiting
+// for the hooks thread, on I/O, or idle, which a shared machine's load moves least of all.
 // --project bench serves the bench's project (startAgentplane: the echo function and a one-node
 // LangGraph graph); repo serves the tree's own agentplane.json (the five example graphs).
 import fs from 'node:fs';
@@ -20,24 +23,33 @@ const { values, positionals } = parseArgs({
   options: { project: { type: 'string', default: 'bench' }, starts: { type: 'string', default: '5' }, 'cpu-prof': { type: 'string' } },
 });
 if (!positionals.length) throw new Error('usage: startCpu.ts [--project bench|repo] [--starts n] [--cpu-prof dir] <tree> [more trees]');
-const trees = positionals.map((tree) => ({ root: path.resolve(tree), main: [] as number[], others: [] as number[], wall: [] as number[] }));
+const trees = positionals.map((tree) => ({
+  root: path.resolve(tree),
+  main: [] as number[],
+  blocked: [] as number[],
+  others: [] as number[],
+  wall: [] as number[],
+}));
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'start-cpu-'));
 const profileDir = values['cpu-prof'] && path.resolve(values['cpu-prof']);
 
 /** Milliseconds of CPU each thread of pid has run (schedstat's first field), the main thread's apart. */
-function threadCpu(pid: number): { main: number; others: number } {
+function threadCpu(pid: number): { main: number; mainQueued: number; others: number } {
   let main = 0;
+  let mainQueued = 0;
   let others = 0;
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      const ms = Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-      if (task === String(pid)) main = ms;
-      else others += ms;
+      const [ran, queued] = fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ').map(Number);
+      if (task === String(pid)) {
+        main = ran / 1e6;
+        mainQueued = queued / 1e6;
+      } else others += ran / 1e6;
     } catch {
       /* the thread ended meanwhile */
     }
   }
-  return { main, others };
+  return { main, mainQueued, others };
 }
 
 /** The tree's own project (agentplane.json), probed at its a2a default assistant's record. */
@@ -71,6 +83,7 @@ for (let i = 0; i < count; i += 1) {
         : await startAgentplane({ dataDir, workDir: path.join(work, `project-${i}-${trees.indexOf(tree)}`), root: tree.root, nodeArgs });
     const cpu = threadCpu(child.pid);
     tree.main.push(cpu.main);
+    tree.blocked.push(child.startMs - cpu.main - cpu.mainQueued);
     tree.others.push(cpu.others);
     tree.wall.push(child.startMs);
     await child.stop();
@@ -80,7 +93,7 @@ fs.rmSync(work, { recursive: true, force: true });
 const list = (xs: number[]) => xs.map(Math.round).join(', ');
 for (const t of trees) {
   console.log(
-    `${t.root}: main thread CPU median ${Math.round(median(t.main))} ms (${list(t.main)}); other threads ${Math.round(median(t.others))} ms; wall median ${Math.round(median(t.wall))} ms (${list(t.wall)})`,
+    `${t.root}: main thread CPU median ${Math.round(median(t.main))} ms (${list(t.main)}); blocked ${Math.round(median(t.blocked))} ms (${list(t.blocked)}); other threads ${Math.round(median(t.others))} ms; wall median ${Math.round(median(t.wall))} ms (${list(t.wall)})`,
   );
 }
 console.log(
