@@ -22,5 +22,10 @@ export async function assertOrderBy(store: Store): Promise<void> {
   assert.equal(await ids({ below: 'm' }), 'be', 'below: the field under the value, in code units');
   assert.equal(await ids({ below: 'm', reverse: true, limit: 1 }), 'e');
   assert.equal(await ids({ below: 'B' }), '');
+  // the first alone: as the whole order's first, ties included
+  assert.equal(await ids({ limit: 1 }), 'b');
+  assert.equal(await ids({ reverse: true, limit: 1 }), 'c');
+  assert.equal(await ids({ below: 'z', reverse: true, limit: 1 }), 'd', "a and d tie at 'm': reversed, the later first");
+  assert.equal(await ids({ below: 'n', limit: 1, offset: 1 }), 'e');
   await assert.rejects(items.list({ below: 'm' }), /below needs orderBy/);
 }

@@ -81,6 +81,11 @@ export class JournalCollection<T extends object> implements Collection<T> {
     const holder = this.set.holderOf(options.where);
     if (!holder) return this.listAcross(options);
     const value = this.reader(holder, options.fields);
+    // the first by the order alone (a thread's newest checkpoint, at every run): one pass, no sort
+    if (options.orderBy !== undefined && limit === 1 && offset === 0) {
+      const first = firstInOrder(holder, scan(holder, { ...options, reverse: false }, value), options, options.orderBy);
+      return first ? [value(first)] : [];
+    }
     if (options.orderBy !== undefined)
       return this.sorted(holder, [...scan(holder, { ...options, reverse: false }, value)], options, options.orderBy)
         .slice(offset, offset + limit)
@@ -153,6 +158,26 @@ export class JournalCollection<T extends object> implements Collection<T> {
     }
     return (entry) => state.valueOf(entry) as T;
   }
+}
+
+/**
+ * What `sorted(…)[0]` is, in one pass: the least key (the greatest with `reverse`) below
+ * `below`; among equal keys the first scanned (the last with `reverse`, as the reversed stable
+ * sort puts it).
+ */
+function firstInOrder<T>(state: CollectionState, entries: Iterable<Kept>, options: ListOptions<T>, field: string): Kept | undefined {
+  const below = options.below;
+  let best: Kept | undefined;
+  let bestKey = '';
+  for (const entry of entries) {
+    const key = String(state.fieldOf(entry, field) ?? '');
+    if (below !== undefined && !(key < below)) continue;
+    if (best === undefined || (options.reverse ? key >= bestKey : key < bestKey)) {
+      best = entry;
+      bestKey = key;
+    }
+  }
+  return best;
 }
 
 /** The matching records' entries of one state in order; a paged record is read only when a filter needs more than memory keeps of it. */
