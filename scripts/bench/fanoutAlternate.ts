@@ -11,6 +11,7 @@ import path from 'node:path';
 import { ROOT } from './agentplane.ts';
 import { prepareBaseline } from './baseline.ts';
 import { measureFanout, startFanoutServer, type FanoutFigure } from './fanout.ts';
+import { fanoutTable } from './fanoutTable.ts';
 import { BENCH_GRAPH } from './graph.ts';
 
 const refs = process.argv.slice(2, 4);
@@ -44,29 +45,5 @@ for (let round = 0; round < rounds; round += 1) {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const rows: [string, (f: FanoutFigure) => number][] = [
-  ['/ok p99 idle (ms)', (f) => f.idle.okP99Ms],
-  ['/ok p99 runs alone (ms)', (f) => f.runsAlone.okP99Ms],
-  ['/ok p99 with subscribers (ms)', (f) => f.loaded.okP99Ms],
-  ['/ok p99 ÷ idle', (f) => f.okP99Ratio],
-  ['ceiling /ok p99 under the same subscribers (ms)', (f) => f.ceiling?.loaded.okP99Ms ?? NaN],
-  ['/ok p99 ÷ the ceiling', (f) => f.okP99VsCeiling ?? NaN],
-  ['ceiling delivery p99 (ms)', (f) => f.ceiling?.delivery?.p99Ms ?? NaN],
-  ['first event with subscribers (ms)', (f) => f.loaded.firstEventMs],
-  ['delivery p50 (ms)', (f) => f.delivery?.p50Ms ?? NaN],
-  ['delivery p99 (ms)', (f) => f.delivery?.p99Ms ?? NaN],
-  ['runs under subscribers', (f) => f.runs],
-  ['events received', (f) => f.eventsReceived],
-  ['events lost', (f) => f.lostEvents ?? NaN],
-  ['subscribers failed', (f) => f.failedSubscribers],
-];
-log(`\n| figure | ${contenders.map((c) => c.name).join(' | ')} |`);
-log(`|---|${contenders.map(() => '--:').join('|')}|`);
-for (const [label, of] of rows) {
-  const cells = contenders.map((c) => {
-    const xs = figures.get(c.name)!.map(of);
-    return `${median(xs)} (${xs.join(', ')})`;
-  });
-  log(`| ${label} | ${cells.join(' | ')} |`);
-}
+log('');
+for (const line of fanoutTable(figures)) log(line);
