@@ -21,7 +21,8 @@
 // `nice` to lower both). FIRST_RUN_NODE_ARGS go before bin/agentplane.js (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`), and FIRST_RUN_WINDOWS names a file to write each run's moments into
 // (request sent, first token, end; µs of the monotonic clock a CPU profile's times are on);
-// FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
+// FIRST_RUN_THREADS=1 prints each run's CPU by thread (the main thread as `main`, the others by
+// id: the run worker is the one besides main that uses most); FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
 // FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
 // (`LOG_LEVEL=debug`); FIRST_RUN_BEFORE=<graph>:<n>
 // sends n runs of another graph before the measured ones (what a start's first run would take
@@ -55,6 +56,9 @@ const load = () =>
     .join(' ');
 
 const WINDOWS = process.env.FIRST_RUN_WINDOWS;
+const THREADS = process.env.FIRST_RUN_THREADS === '1';
+const COVERAGE = process.env.FIRST_RUN_COVERAGE;
+const COVERAGE_PRELOAD = path.join(import.meta.dirname, 'firstRunCoverage.mjs');
 const OUTPUT = process.env.FIRST_RUN_OUTPUT;
 const windows: { round: number; run: number; sent: number; first: number; end: number }[] = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -112,6 +116,42 @@ async function idle(cpu: () => number): Promise<number> {
   }
 }
 
+/** Has every thread of the server write its coverage so far (firstRunCoverage.mjs), and waits for the writing to be over. */
+async function takeCoverage(pid: number): Promise<void> {
+  process.kill(pid, 'SIGUSR2');
+  await delay(1_500);
+  await idle(() => threadsCpuMs(pid) / 1000);
+}
+
+/** CPU milliseconds each of the process's threads has used, by thread id (empty where /proc is not). */
+function perThreadCpuMs(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  try {
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        threads.set(task, Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+      } catch {
+        /* the thread ended meanwhile */
+      }
+    }
+  } catch {
+    /* no /proc */
+  }
+  return threads;
+}
+
+/** What each thread used between two readings (ms), the main thread named `main`, those that used under 0.3 ms left out, those that ended named so. */
+function threadDeltas(pid: number, before: Map<string, number>, after: Map<string, number>): Record<string, number> {
+  const deltas: Record<string, number> = {};
+  for (const [task, ms] of after) {
+    const used = ms - (before.get(task) ?? 0);
+    if (used >= 0.3) deltas[task === String(pid) ? 'main' : task] = Math.round(used * 10) / 10;
+  }
+  // a thread that ended meanwhile (a worker terminated during the run): what it used is not known
+  for (const task of before.keys()) if (!after.has(task)) deltas[`${task} (ended)`] = NaN;
+  return deltas;
+}
+
 /** CPU milliseconds the process's threads have used (NaN where /proc is not). */
 function threadsCpuMs(pid: number): number {
   try {
@@ -136,12 +176,13 @@ async function oneStart(tree: string, round: number): Promise<Start> {
   const env: Record<string, string | undefined> = { PORT: String(port), DATA_DIR: dataDir };
   // no settings: none of the bench's own environment that the server reads
   for (const name of Object.keys(process.env)) if (/^(AGENTPLANE_|LANG(SMITH|CHAIN)_|OTEL_|LOG_)|^NODE_ENV$|^DATABASE_URL$/.test(name)) env[name] = undefined;
+  if (COVERAGE) env.NODE_V8_COVERAGE = path.join(path.resolve(COVERAGE), `${path.basename(tree)}-${round + 1}`);
   for (const assignment of process.env.FIRST_RUN_ENV?.split(' ').filter(Boolean) ?? [])
     env[assignment.split('=')[0]] = assignment.slice(assignment.indexOf('=') + 1);
   const server = await startChild({
     name: `agentplane (${tree})`,
     command: process.execPath,
-    args: [...NODE_ARGS, 'bin/agentplane.js', 'serve', ...SERVER_ARGS],
+    args: [...NODE_ARGS, ...(COVERAGE ? ['--import', COVERAGE_PRELOAD] : []), 'bin/agentplane.js', 'serve', ...SERVER_ARGS],
     cwd: tree,
     env,
     port,
@@ -165,11 +206,14 @@ async function oneStart(tree: string, round: number): Promise<Start> {
       const thread = (await (await fetch(`${server.url}/threads`, post({}))).json()) as { thread_id: string };
       const url = `${server.url}/threads/${thread.thread_id}/runs/stream`;
       const moments = { round, run: i + 1, sent: 0, first: 0, end: 0 };
+      if (COVERAGE && i < 2) await takeCoverage(server.pid);
       const cpuBefore = threadsCpuMs(server.pid);
+      const threadsBefore = THREADS ? perThreadCpuMs(server.pid) : undefined;
       runs.push(await timeTo(url, post({ assistant_id: 'agent', input: INPUT, stream_mode: ['messages-tuple'] }), /^event: messages/m, moments));
       windows.push(moments);
       await delay(20);
       cpu.push(threadsCpuMs(server.pid) - cpuBefore);
+      if (threadsBefore) console.log(`  run ${i + 1}: ${JSON.stringify(threadDeltas(server.pid, threadsBefore, perThreadCpuMs(server.pid)))}`);
     }
     return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)) };
   } finally {
