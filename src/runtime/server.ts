@@ -25,7 +25,7 @@ import { loadCustomAuth } from './security/customAuth.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../shared/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logging/logger.ts';
-import { createPipeline, type Admission, type TransportCall } from './transports/http/pipeline.ts';
+import { accessLineOf, createPipeline, type Admission, type TransportCall } from './transports/http/pipeline.ts';
 import { deferredHandlers } from './deferredHandlers.ts';
 import { requestOrigin } from './transports/http/origin.ts';
 import { StreamSlots } from './transports/streamSlots.ts';
@@ -225,16 +225,7 @@ export async function startHttpServer(
       open.delete(res);
       if (inFlight === 0) drained?.();
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
-      if (accessLog) {
-        log.access({
-          method: answered.method,
-          path: answered.path,
-          status: answered.status,
-          ms: Math.round(answered.seconds * 10000) / 10,
-          request_id: answered.requestId,
-          operation: answered.operationId,
-        });
-      }
+      if (accessLog) log.access(accessLineOf(answered));
     },
   });
 

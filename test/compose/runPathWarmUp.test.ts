@@ -12,6 +12,7 @@ import path from 'node:path';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { CollectionRunStore } from '../../src/adapters/run-storage/collectionRunStore.ts';
 import { RunWorkerPool, type WarmUpStores } from '../../src/adapters/run-workers/runWorkerPool.ts';
+import { RunsAhead } from '../../src/adapters/run-workers/runsAhead.ts';
 import { warmRunPath } from '../../src/compose/runPathWarmUp.ts';
 import { createLogger } from '../../src/runtime/logging/logger.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
@@ -96,6 +97,37 @@ it('leaves the worker to a run of the project that comes meanwhile: the run goes
   await warmRunPath({ executor, maxBodyBytes: 1024 * 1024 });
   await projectRun;
   assert.equal(pool.workers(), 1, 'the project’s run went to the worker the warm-up was in');
+});
+
+// last: runs-ahead, once in front of the pool, stays there
+it('takes the path of the project’s runs: over a socket, through runs-ahead, over a store on disk, in a directory of its own that is gone afterwards', async () => {
+  const ahead = new RunsAhead(pool, async () => null, { kindOf: () => 'langgraph', log: createLogger('silent') });
+  const parentDir = tempDir();
+  const seen: { socket: boolean; journal: string[]; asked: string[] } = { socket: false, journal: [], asked: [] };
+  const messages = await warmRunPath({
+    maxBodyBytes: 1024 * 1024,
+    disk: { fsync: false, cacheBytes: 1024 * 1024 },
+    parentDir,
+    executor: (stores) =>
+      ahead.warmUpExecutor({
+        ...stores,
+        // asked once a run is in its worker (runs-ahead offers the thread's next run to a run alone in its worker)
+        nextOnThread: async (threadId) => {
+          seen.asked.push(threadId);
+          const [dir] = fs.readdirSync(parentDir);
+          seen.socket ||= fs.existsSync(path.join(parentDir, dir, 'http.sock'));
+          seen.journal = fs.readdirSync(path.join(parentDir, dir, 'data', 'journal'));
+          return stores.nextOnThread!(threadId);
+        },
+      }),
+  });
+  assert.ok(messages >= 3 * 4, `the warm-up's runs streamed their messages events (${messages})`);
+  assert.ok(seen.asked.length >= 3, `runs-ahead asked the warm-up's runs for each thread's next run (${seen.asked.length} times)`);
+  assert.ok(seen.journal.length > 0, 'its store wrote a journal on disk');
+  if (process.platform !== 'win32') assert.ok(seen.socket, 'its requests came over a socket');
+  assert.deepEqual(fs.readdirSync(parentDir), [], 'its directory was removed once it was over');
+  assert.deepEqual(ahead.startedAhead, { offered: 0, started: 0, went: 0, dropped: 0 }, 'no run was started ahead');
+  assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start, and started none');
 });
 
 function runOf(graphId: string): RunRecord {

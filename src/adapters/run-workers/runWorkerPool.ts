@@ -164,11 +164,6 @@ const AFRESH: Handover = {
   prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known }), posted: () => undefined }),
 };
 
-/** A run of agentplane's warm-up graph: the worker executes it as it does the project's runs, its calls marked (warmRunPath.ts). */
-const WARM_UP: Handover = {
-  prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known, warmUp: true }), posted: () => undefined }),
-};
-
 /** The warm-up found no idle worker, or a run waiting: it is not run (nothing is to be warmed while runs are). */
 export class WarmUpSkipped extends Error {
   override name = 'WarmUpSkipped';
@@ -179,10 +174,12 @@ export class WarmUpSkipped extends Error {
 
 const UNWATCHED: WorkerWatch = { receive: () => undefined, exited: () => undefined, held: () => 0 };
 
-/** What a warm-up run's store calls and first reads are answered from: the warm-up's own store and runs, never the server's. */
+/** What a warm-up run's store calls, first reads and next run on its thread are answered from: the warm-up's own store and runs, never the server's. */
 export interface WarmUpStores {
   store: Store;
   runs: Pick<RunStore, 'firstReads'>;
+  /** The run claimed next on a warm-up's thread (a decorator that starts runs ahead asks, runsAhead.ts). */
+  nextOnThread?: (threadId: string) => Promise<RunRecord | null>;
 }
 
 /** A run waiting for a worker. */
@@ -271,15 +268,16 @@ export class RunWorkerPool {
    * pool's and the workers' run path this way, and nothing of them reaches the server's store.
    * A run only takes a worker that is idle with no run waiting (else it is refused: WarmUpSkipped),
    * so it never starts a worker nor holds up a run; and it counts in no worker's load, so a run
-   * that comes meanwhile goes to that worker beside it rather than to a new one.
+   * that comes meanwhile goes to that worker beside it rather than to a new one. `handover`: that
+   * of the decorator in front of the pool (runsAhead.ts), so that its path is the project's runs'.
    */
-  warmUpExecutor(stores: WarmUpStores): RunExecutor {
+  warmUpExecutor(stores: WarmUpStores, handover: Handover = AFRESH): RunExecutor {
     return async (run, signal, publish, started) => {
       const open = [...this.slots].some((s) => !s.retiring && !s.killed && !s.exclusive && this.load(s) === 0);
       if (this.stopping || this.waiting.length > 0 || !open) throw new WarmUpSkipped();
       this.warmUps.set(run.run_id, stores);
       try {
-        return await this.run(run, signal, publish, started, WARM_UP);
+        return await this.run(run, signal, publish, started, handover);
       } finally {
         this.warmUps.delete(run.run_id);
       }
@@ -376,7 +374,7 @@ export class RunWorkerPool {
     handover: Handover,
   ): Promise<RunOutput> {
     signal.throwIfAborted();
-    const warmUp = handover === WARM_UP;
+    const warmUp = this.warmUps.has(run.run_id);
     const slot = await this.acquire(run, signal, warmUp);
     let handing: Handing;
     try {
@@ -432,7 +430,9 @@ export class RunWorkerPool {
       };
       slot.tasks.set(run.run_id, task);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.post(slot, handing.message());
+      const message = handing.message();
+      // a warm-up's run is marked, so that the worker's calls for it are answered from the warm-up's store
+      this.post(slot, warmUp && message.type === 'run' ? { ...message, warmUp: true } : message);
       started?.();
       handing.posted();
     });
@@ -847,6 +847,11 @@ export class RunWorkerPool {
   /** Posts to the worker while it lives. */
   post(slot: Slot, message: ToWorker): void {
     if (this.slots.has(slot)) slot.worker.postMessage(message);
+  }
+
+  /** What a warm-up's run (warmUpExecutor) is answered from; undefined for any other run. */
+  warmUpOf(runId: string): WarmUpStores | undefined {
+    return this.warmUps.get(runId);
   }
 
   /** Whether the worker is still the pool's (it has not exited). */

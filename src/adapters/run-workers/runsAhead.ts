@@ -19,7 +19,7 @@ import type { KnownReads, RunExecutor } from '../../domain/agent/graphs/runConte
 import type { FirstReadsKind } from './firstReads.ts';
 import { readsKey } from './firstReads.ts';
 import type { FromWorker, NextOffer } from './protocol.ts';
-import type { Handing, Handover, RunWorkerPool, Slot, WorkerWatch } from './runWorkerPool.ts';
+import type { Handing, Handover, RunWorkerPool, Slot, WarmUpStores, WorkerWatch } from './runWorkerPool.ts';
 
 /** The run this server claims next on a thread, once its running run ends; null when there is none yet. */
 export type NextOnThread = (threadId: string) => Promise<RunRecord | null>;
@@ -72,6 +72,11 @@ export class RunsAhead implements Handover, WorkerWatch {
 
   /** The pool's executor, each run handed over through runs-ahead (the run engine's `execute`). */
   readonly execute: RunExecutor = (run, signal, publish, started) => this.pool.run(run, signal, publish, started, this);
+
+  /** The pool's executor of the warm-up's runs (warmUpExecutor), handed over through runs-ahead as the project's runs are. */
+  warmUpExecutor(stores: WarmUpStores): RunExecutor {
+    return this.pool.warmUpExecutor(stores, this);
+  }
 
   /**
    * A pending run was taken out of the queue unrun (cancelled, deleted): a worker it was
@@ -176,10 +181,12 @@ export class RunsAhead implements Handover, WorkerWatch {
 
   /** The run the engine claims on the thread after `run`, when a worker may start it ahead (both of LangGraph graphs, a first attempt). */
   private async nextAfter(run: RunRecord): Promise<RunRecord | null> {
-    const { kindOf } = this.options;
+    // a warm-up's run (agentplane's LangGraph graph) asks the warm-up's own runs, never the server's
+    const warmUp = this.pool.warmUpOf(run.run_id);
+    const kindOf: (run: RunRecord) => FirstReadsKind = warmUp ? () => 'langgraph' : this.options.kindOf;
     if (kindOf(run) !== 'langgraph') return null;
     try {
-      const next = await this.nextOnThread(run.thread_id);
+      const next = await (warmUp ? (warmUp.nextOnThread ?? (async () => null)) : this.nextOnThread)(run.thread_id);
       if (!next || next.run_id === run.run_id || next.attempt !== 1 || kindOf(next) !== 'langgraph' || this.withdrawnLately.has(next.run_id)) return null;
       return next;
     } catch (err) {

@@ -234,7 +234,13 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           .then(async () => {
             if (!graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')) return 0;
             const { warmRunPath } = await import('../runPathWarmUp.ts');
-            return warmRunPath({ executor: (stores) => pool.warmUpExecutor(stores), maxBodyBytes: config.maxBodyBytes });
+            // through runs-ahead where the project's runs go through it, over a store on disk where theirs is
+            const onDisk = !config.databaseUrl && !config.mock && config.dataDir !== null;
+            return warmRunPath({
+              executor: (stores) => (ahead ?? pool).warmUpExecutor(stores),
+              maxBodyBytes: config.maxBodyBytes,
+              disk: onDisk ? { fsync: config.fsync, cacheBytes: config.storeCacheMb * 1024 * 1024 } : undefined,
+            });
           })
           .then(
             (messages) => log.debug('the run path is warmed', { messages }),

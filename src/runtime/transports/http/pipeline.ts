@@ -15,6 +15,7 @@ import type { TenantRates } from '../../security/tenantRates.ts';
 import { SLOT_RETRY_AFTER_SECONDS, slotRefusalDetail, type SlotRefusal, type StreamSlots } from '../streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from '../../handler.ts';
 import type { Logger } from '../../logging/logger.ts';
+import type { AccessLine } from '../../logging/accessLine.ts';
 import { TOO_LARGE, hasBody, isBlank, isFormContentType, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
 import { asGoogleRpc } from './googleRpcErrors.ts';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +57,18 @@ export interface AnsweredRequest {
   seconds: number;
   /** The client's X-Request-Id, or one made for the request; sent back as X-Request-Id. */
   requestId: string;
+}
+
+/** The access line of an answered request (the server's access log). */
+export function accessLineOf(answered: AnsweredRequest): AccessLine {
+  return {
+    method: answered.method,
+    path: answered.path,
+    status: answered.status,
+    ms: Math.round(answered.seconds * 10000) / 10,
+    request_id: answered.requestId,
+    operation: answered.operationId,
+  };
 }
 
 export interface PipelineOptions {
