@@ -11,13 +11,10 @@ import * as controlPlaneDocument from '../../generated/control-plane/document.ge
 import * as agentServerDocument from '../../generated/agent-server/document.gen.js';
 import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
 import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.js';
-import * as cpParams from '../../generated/control-plane/params.validators.gen.js';
-import * as cpBody from '../../generated/control-plane/body.validators.gen.js';
 import * as asParams from '../../generated/agent-server/params.validators.gen.js';
 import * as asBody from '../../generated/agent-server/body.validators.gen.js';
 import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
 import * as a2aV1Params from '../../generated/a2a-v1/params.validators.gen.js';
-import { serializers as cpSerializers } from '../../generated/control-plane/reply.serializers.gen.js';
 import { serializers as asSerializers } from '../../generated/agent-server/reply.serializers.gen.js';
 
 export type { ValidatorTable } from './contract.ts';
@@ -29,10 +26,17 @@ export interface ApiDocument {
   /** Its components.securitySchemes, which the pipeline binds each operation's credentials by. */
   securitySchemes: Record<string, any>;
   operations: readonly OperationSpec[];
+  /** params, body and serializers: read only once `whenTables()` says they loaded, where it is present (see controlPlaneTables). */
   params: ValidatorTable;
   body: ValidatorTable;
   /** The JSON replies' serializers, by response validator name. */
   serializers: SerializerTable;
+  /**
+   * For a document whose tables load with its first request (the control plane's): undefined
+   * once params, body and serializers can be read, else their load, started by the call.
+   * Absent where they load with the server.
+   */
+  whenTables?(): Promise<void> | undefined;
 }
 
 /** A document's object, built once on first read: building the two OpenAPI documents cost every start ~20 ms. */
@@ -43,6 +47,43 @@ function once(load: () => Record<string, any>): () => Record<string, any> {
 const controlPlaneObject = once(controlPlaneDocument.loadDocument);
 const agentServerObject = once(agentServerDocument.loadDocument);
 
+interface Tables {
+  params: ValidatorTable;
+  body: ValidatorTable;
+  serializers: SerializerTable;
+}
+
+/**
+ * The control plane's request validators and reply serializers, ~1 MB of generated code that
+ * cost ~35 ms of the main thread to load: imported by the first control-plane request (the
+ * pipeline awaits whenTables() before it admits one), not by every start before the agent
+ * server answers. The agent server's tables load with the server: its first request is the
+ * one a start is timed to.
+ */
+let controlPlaneTables: Tables | undefined;
+let controlPlaneLoad: Promise<void> | undefined;
+function loadControlPlaneTables(): Promise<void> | undefined {
+  if (controlPlaneTables) return undefined;
+  return (controlPlaneLoad ??= Promise.all([
+    import('../../generated/control-plane/params.validators.gen.js'),
+    import('../../generated/control-plane/body.validators.gen.js'),
+    import('../../generated/control-plane/reply.serializers.gen.js'),
+  ]).then(
+    ([params, body, replies]) => {
+      controlPlaneTables = { params: params as ValidatorTable, body: body as ValidatorTable, serializers: replies.serializers };
+    },
+    (err: unknown) => {
+      // a later request tries again, not the same failure forever
+      controlPlaneLoad = undefined;
+      throw err;
+    },
+  ));
+}
+function loadedControlPlaneTables(): Tables {
+  if (!controlPlaneTables) throw new Error("the control plane's tables were read before they loaded (ApiDocument.whenTables)");
+  return controlPlaneTables;
+}
+
 export const apiDocuments: ApiDocument[] = [
   {
     key: 'control-plane',
@@ -51,9 +92,16 @@ export const apiDocuments: ApiDocument[] = [
     },
     securitySchemes: controlPlaneDocument.securitySchemes,
     operations: controlPlaneOperations,
-    params: cpParams as ValidatorTable,
-    body: cpBody as ValidatorTable,
-    serializers: cpSerializers,
+    get params() {
+      return loadedControlPlaneTables().params;
+    },
+    get body() {
+      return loadedControlPlaneTables().body;
+    },
+    get serializers() {
+      return loadedControlPlaneTables().serializers;
+    },
+    whenTables: loadControlPlaneTables,
   },
   {
     key: 'agent-server',

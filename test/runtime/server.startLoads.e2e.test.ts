@@ -1,7 +1,8 @@
 // Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL, the
 // MCP SDK for the first MCP request, the OpenTelemetry SDK for the first run, the Hono adapter
 // for a project with an http.app, jose for an agent card signing key, the CLI's other commands
-// (init's scaffold, build's image builder, the conformance suite) for those commands, and the reply serializers'
+// (init's scaffold, build's image builder, the conformance suite) for those commands, the control plane's request
+// validators and reply serializers for its first request, and the reply serializers'
 // validator (Ajv) for the first reply that needs one (each costs start time, which is bounded: ≤ 1 s to the first 200). Checked on
 // the shipped entry point with the shipped project file.
 import { test } from 'node:test';
@@ -78,6 +79,20 @@ test('the server on the embedded store answers without having loaded the pg driv
       [],
       'no reply written yet: the serializers’ validator (Ajv) is not loaded',
     );
+    const controlPlaneTables = () =>
+      loaded().filter(
+        (u) => /\/generated\/control-plane\/(params|body)\.validators\.gen\.js$|reply\.serializers\.gen\.js$/.test(u) && u.includes('/control-plane/'),
+      );
+    assert.deepEqual(controlPlaneTables(), [], 'no control-plane request yet: its request validators and reply serializers are not loaded');
+
+    // the first control-plane request loads them and is checked by them: a bad query is refused as the contract says
+    const refused = await fetch(`${url}/v2/deployments?limit=nope`, { headers: { 'x-api-key': key } });
+    const refusal = (await refused.json()) as { detail?: { loc: string[] }[] };
+    assert.equal(refused.status, 422, JSON.stringify(refusal));
+    assert.deepEqual(refusal.detail?.[0]?.loc, ['query', 'limit']);
+    assert.equal(controlPlaneTables().length, 3, 'the first control-plane request loaded its tables');
+    const listed = await fetch(`${url}/v2/deployments?limit=5`, { headers: { 'x-api-key': key } });
+    assert.equal(listed.status, 200, await listed.text());
 
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',

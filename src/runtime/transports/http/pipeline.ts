@@ -118,7 +118,9 @@ export interface PipelineOptions {
 interface Bound {
   operation: OperationSpec;
   handler: OperationHandler;
-  validators: OperationValidators;
+  /** Its document's: undefined until that document's tables have loaded (ApiDocument.whenTables, the control plane's). */
+  validators: OperationValidators | undefined;
+  doc: ApiDocument;
   /** Anonymous calls allowed (an empty security requirement) unless auth is forced on. */
   anonymous: boolean;
   /** No security at all (`security: []`, the liveness probe): anonymous even with auth forced on. */
@@ -273,7 +275,8 @@ export function createPipeline(options: PipelineOptions) {
       bound.set(operation.operationId, {
         operation,
         handler,
-        validators: validatorsOf(doc, operation),
+        validators: doc.whenTables ? undefined : validatorsOf(doc, operation),
+        doc,
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
         public: operation.security.length === 0,
         streams,
@@ -285,6 +288,12 @@ export function createPipeline(options: PipelineOptions) {
   }
   const { log } = options;
   const errorBases = errorShapedBases(options.documents);
+
+  /** The operation's validators once its document's tables have loaded (the first request of the control plane loads them). */
+  async function tablesLoaded(b: Bound): Promise<OperationValidators> {
+    await b.doc.whenTables?.();
+    return (b.validators ??= validatorsOf(b.doc, b.operation));
+  }
 
   /**
    * Who calls `b`, as its security says: the operation's own credential (never the key ring),
@@ -401,6 +410,7 @@ export function createPipeline(options: PipelineOptions) {
   ): Promise<SocketReply> {
     // a disabled operation is not bound: not found, as over REST
     if (!b) return { status: 404, json: JSON.stringify({ detail: 'Not Found' }) };
+    const validators = b.validators ?? (await tablesLoaded(b));
     const ctx = caller.forOperation(b.operation.operationId, req);
     signal.addEventListener('abort', () => ctx.clientGone(), { once: true });
     let release: (() => void) | undefined;
@@ -412,7 +422,7 @@ export function createPipeline(options: PipelineOptions) {
         signal.addEventListener('abort', slot, { once: true });
       }
       const raw = JSON.stringify(body);
-      const validated = validateRequest(b.operation, b.validators, req, { pathParams, search: '', raw, maxDepth: options.maxBodyDepth });
+      const validated = validateRequest(b.operation, validators, req, { pathParams, search: '', raw, maxDepth: options.maxBodyDepth });
       if ('issues' in validated) return jsonOf(b, validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
       if ('stream' in reply) {
@@ -505,6 +515,8 @@ export function createPipeline(options: PipelineOptions) {
       }
       const b = bound.get(match.operation.operationId)!;
       operationId = b.operation.operationId;
+      // before anything answers for the operation: its replies are written by the document's serializers
+      const validators = b.validators ?? (await tablesLoaded(b));
       const errors = b.operation.errors;
       /** A failure found here, in the operation's error shape. */
       const refuse = (reply: HttpReply) => send(res, errors ? asGoogleRpc(reply, errors) : reply);
@@ -539,7 +551,7 @@ export function createPipeline(options: PipelineOptions) {
         return refuse(httpError(415, unsupportedMediaType(req.headers['content-type'], b.operation.body.contentTypes)));
       }
 
-      const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });
+      const validated = validateRequest(b.operation, validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });
       if ('issues' in validated) return refuse(validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
       if (options.strictReplies) {

@@ -1,6 +1,6 @@
 // Replies written from their response schema: the same JSON as JSON.stringify for a body the
 // spec describes, nothing the spec does not declare, and open objects written whole.
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiDocuments, rpcDocument } from '../../../../src/runtime/api.ts';
 import { createLogger } from '../../../../src/runtime/logging/logger.ts';
@@ -12,6 +12,8 @@ import type { AppFactory } from '../../../../src/compose/server.ts';
 
 const controlPlane = apiDocuments.find((d) => d.key === 'control-plane')!;
 const agentServer = apiDocuments.find((d) => d.key === 'agent-server')!;
+// the control plane's serializers load with its first request (api.ts); these tests write its replies directly
+before(() => controlPlane.whenTables?.());
 const op = (doc: typeof controlPlane, id: string) => doc.operations.find((o) => o.operationId === id)!;
 /** The response's example: the unnamed one, else the first named one (a component example). */
 function example(doc: typeof controlPlane, path: string, method: string, status: string) {
