@@ -77,6 +77,18 @@ const figures = {
   a_cpu_share: fixed((aCpu / spells.floodMs) * 100),
   keyless_refused: report.keylessRefused,
   flood_loop_delay_p99_ms: fixed(spells.floodLoopDelayP99),
+  // the server's main-thread collections while B read, and B's slow flooded reads that waited through a scavenge
+  gc: {
+    idle: { ...spells.gc.idle, minorMs: fixed(spells.gc.idle.minorMs), maxMinorMs: fixed(spells.gc.idle.maxMinorMs), majorMs: fixed(spells.gc.idle.majorMs) },
+    flood: {
+      ...spells.gc.flood,
+      minorMs: fixed(spells.gc.flood.minorMs),
+      maxMinorMs: fixed(spells.gc.flood.maxMinorMs),
+      majorMs: fixed(spells.gc.flood.majorMs),
+    },
+    slow_flood_reads: spells.gc.slowFloodReads,
+    slow_flood_reads_in_scavenge: spells.gc.slowFloodReadsInScavenge,
+  },
   load_average: [fixed(loadBefore), fixed(os.loadavg()[0])],
   priority: process.env.FLOOD_PRIORITY ?? '0',
   details: report.details,

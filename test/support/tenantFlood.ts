@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from './server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 import { startFlood, type Flood, type FloodKind, type FloodReport } from './floodClient.ts';
 import { startTenantClient, type Reads } from './tenantClient.ts';
+import { recordGcPauses, type GcTally } from './gcPauses.ts';
 
 /** How long each of A's runs lasts: B's run may wait at most this long more than alone. */
 export const RUN_MS = 1_000;
@@ -62,6 +63,12 @@ export interface FloodSpells {
   floodMs: number;
   /** The event loop's delay p99 while A flooded, in ms. */
   floodLoopDelayP99: number;
+  /**
+   * The main thread's garbage collections while B read, quiet and flooded (summed over the
+   * rounds), and of B's flooded reads slower than 1.5x their round's quiet p99, how many waited
+   * through a young-generation collection (a scavenge) of the server's.
+   */
+  gc: { idle: GcTally; flood: GcTally; slowFloodReads: number; slowFloodReadsInScavenge: number };
 }
 
 export interface FloodRig {
@@ -174,8 +181,10 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         floodCpu: 0,
         floodMs: 0,
         floodLoopDelayP99: 0,
+        gc: { idle: emptyTally(), flood: emptyTally(), slowFloodReads: 0, slowFloodReadsInScavenge: 0 },
       };
       const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+      const gc = recordGcPauses();
       for (let round = 0; round < rounds; round++) {
         let cpu = cpuMs();
         const idle: Reads = await clientB.reads(windowMs);
@@ -202,6 +211,15 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         out.floodReadSpans.push(...flooded.spans.map(([from, to], i) => [from, to, flooded.loops[i] ?? NaN] as [number, number, number]));
         out.idleRuns.push(idleRun);
         out.floodRuns.push(floodRun);
+        const spanOf = (reads: Reads) => [reads.spans[0]?.[0] ?? 0, reads.spans.at(-1)?.[1] ?? 0] as const;
+        addTally(out.gc.idle, gc.tally(...spanOf(idle)));
+        addTally(out.gc.flood, gc.tally(...spanOf(flooded)));
+        const slow = 1.5 * p99(idle.latencies);
+        flooded.spans.forEach(([from, to], i) => {
+          if (flooded.latencies[i]! <= slow) return;
+          out.gc.slowFloodReads++;
+          if (gc.within(from, to).some((p) => p.minor)) out.gc.slowFloodReadsInScavenge++;
+        });
         out.rounds.push({
           idleP99: p99(idle.latencies),
           floodP99: p99(flooded.latencies),
@@ -214,6 +232,7 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         await aRunsEnded();
       }
       out.floodLoopDelayP99 = loopDelay.percentile(99) / 1e6;
+      gc.stop();
       return out;
     },
     async close() {
@@ -227,3 +246,12 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
 
 export const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 export const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))];
+
+const emptyTally = (): GcTally => ({ minor: 0, minorMs: 0, maxMinorMs: 0, major: 0, majorMs: 0 });
+function addTally(sum: GcTally, add: GcTally): void {
+  sum.minor += add.minor;
+  sum.minorMs += add.minorMs;
+  sum.maxMinorMs = Math.max(sum.maxMinorMs, add.maxMinorMs);
+  sum.major += add.major;
+  sum.majorMs += add.majorMs;
+}

@@ -37,6 +37,10 @@ export class CollectionDeployments implements DeploymentsRepository {
     return this.deployments.count({ where: { status } });
   }
 
+  countOfTenant(tenantId: string): Promise<number> {
+    return this.deployments.count({ where: { tenant_id: tenantId } });
+  }
+
   async nameTaken(tenantName: string): Promise<boolean> {
     return (await this.deployments.count({ where: { tenant_name: tenantName } })) > 0;
   }

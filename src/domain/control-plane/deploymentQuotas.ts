@@ -41,9 +41,13 @@ export async function roomForDeployment(
   replacing: DeploymentRecord | null,
 ): Promise<Outcome<void, 'quota_exceeded'>> {
   const { maxDeploymentsPerTenant: most, maxReplicasPerTenant: mostReplicas } = workload;
-  // enough to see either bound passed: each deployment asks for one replica at least
-  const held = await repo.deployments.newestFirst(tenantId, {}, { offset: 0, limit: Math.max(most, mostReplicas) + 1 });
-  if (!replacing && held.length >= most) return quotaReached('AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT', `holds ${most} deployments`, 'delete some', most);
+  // counted first, by the tenant's index: a tenant at its bound that keeps asking is refused
+  // without its deployments read (each refusal read up to 201 of them, copies of each made)
+  if (!replacing && (await repo.deployments.countOfTenant(tenantId)) >= most) {
+    return quotaReached('AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT', `holds ${most} deployments`, 'delete some', most);
+  }
+  // enough to see the replicas' bound passed: each deployment asks for one replica at least
+  const held = await repo.deployments.newestFirst(tenantId, {}, { offset: 0, limit: mostReplicas + 1 });
   const others = held.filter((d) => d.id !== replacing?.id).reduce((sum, d) => sum + replicasAskedBy(d.source_config.resource_spec), 0);
   const asked = replicasAskedBy(spec);
   if (others + asked > mostReplicas)

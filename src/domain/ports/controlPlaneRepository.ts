@@ -86,6 +86,8 @@ export interface DeploymentsRepository {
   all(): Promise<DeploymentRecord[]>;
   withStatus(status: DeploymentStatus): Promise<DeploymentRecord[]>;
   countWithStatus(status: DeploymentStatus): Promise<number>;
+  /** How many deployments the tenant holds (those being deleted included). */
+  countOfTenant(tenantId: string): Promise<number>;
   /** Whether a deployment holds this `${tenant_id}/${name}`. */
   nameTaken(tenantName: string): Promise<boolean>;
   /** The tenant's deployments a listener reconciles (those naming it in `source_config.listener_id`). */
