@@ -41,13 +41,15 @@ export const schemaWorkers = (): number => readers.size;
 const roots = new Set<string>();
 
 /**
- * Starts reading the types of a project's graphs in the background (soon after the server
- * listens, and after a dev reload), so the first request for their schemas finds them read: one
- * Program for all, in the worker thread, which does not keep the process up meanwhile.
+ * Reads the types of a project's graphs in the background (soon after the server listens, and
+ * after a dev reload), so the first request for their schemas finds them read: one Program for
+ * all, in the worker thread, which does not keep the process up meanwhile. Resolves once they
+ * are read and a worker only the warm-up used has ended (nothing of it is left to fall in a run).
  */
-export function warmStaticSchemas(graphs: { source?: string; exportName?: string }[]): void {
+export async function warmStaticSchemas(graphs: { source?: string; exportName?: string }[]): Promise<void> {
   for (const { source } of graphs) if (source && /\.(c|m)?tsx?$/.test(source)) roots.add(source);
-  for (const { source, exportName } of graphs) void staticSchemas(source, exportName, { background: true }).catch(() => undefined);
+  await Promise.all(graphs.map(({ source, exportName }) => staticSchemas(source, exportName, { background: true }).catch(() => undefined)));
+  await Promise.all(ending);
 }
 
 export function staticSchemas(
@@ -109,12 +111,14 @@ interface Reader {
 
 /**
  * One worker per compiler, kept while jobs come and IDLE_MS after a request's reading: it parses
- * unchanged files once. A worker only the warm-up used ends WARMED_IDLE_MS after its last answer:
- * its answers are kept, and its compiler's heap (~60-100 MB of RSS) is not the idle server's.
+ * unchanged files once. A worker only the warm-up used ends at its last answer: its answers are
+ * kept, and its compiler's heap (~60-100 MB of RSS) is not the idle server's; ended at once, its
+ * end is part of the warm-up, not a moment later where a run may be (issue 89).
  */
 const readers = new Map<string, Reader>();
 const IDLE_MS = 15_000;
-const WARMED_IDLE_MS = 1_000;
+/** Workers being terminated, until they have ended. */
+const ending = new Set<Promise<unknown>>();
 let nextJob = 0;
 
 /** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
@@ -151,7 +155,8 @@ function readerFor(typescript: string): Reader {
       // idle: it no longer keeps the process up, and ends after a while
       reader.held = false;
       reader.worker.unref();
-      reader.idle = setTimeout(() => retire(typescript, reader), reader.asked ? IDLE_MS : WARMED_IDLE_MS).unref();
+      if (reader.asked) reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
+      else retire(typescript, reader);
     }
   });
   reader.worker.once('error', () => retire(typescript, reader));
@@ -165,7 +170,9 @@ function retire(typescript: string, reader: Reader): void {
   clearTimeout(reader.idle);
   for (const answer of reader.pending.values()) answer(undefined);
   reader.pending.clear();
-  void reader.worker.terminate();
+  const ended = reader.worker.terminate().catch(() => undefined);
+  ending.add(ended);
+  void ended.then(() => ending.delete(ended));
 }
 
 /** The URL of the TypeScript compiler the project resolves (else agentplane's, if any). */

@@ -87,9 +87,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   useRunSpanSettings(() => runSpanSettingsFromEnv(process.env));
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   // the graphs' types are read in the background, so their schemas answer at once when asked
-  const warmSchemas = () => {
-    if (config.schemaWarmup) void warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
-  };
+  const warmSchemas = () => warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
@@ -219,39 +217,39 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   };
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, serviceFor) : unguarded;
   const workers: BackgroundModule = {
-    // one run worker starts once the server answers (its graphs loaded, /ok already 200): the
-    // first run found none and paid for a worker's start, ~1 s of a core, most of its time to
-    // its first token (issue 89); the others start with the runs that need them
-    start: async () => {
-      await domain.start();
-      if (config.runWorkerWarmup && pool)
-        void pool
-          .warm()
-          .then(() => log.debug('a run worker is ready ahead of the first run'))
-          // then the run path through it, on agentplane's own graph and stores (runPathWarmUp.ts):
-          // a LangGraph graph, so only where the project has one (the main thread of a project of
-          // plain functions loads no LangGraph), and loaded only then
-          .then(async () => {
-            if (!graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')) return 0;
-            const { warmRunPath } = await import('../runPathWarmUp.ts');
-            // through runs-ahead where the project's runs go through it, over a store on disk where theirs is
-            const onDisk = !config.databaseUrl && !config.mock && config.dataDir !== null;
-            return warmRunPath({
-              executor: (stores) => (ahead ?? pool).warmUpExecutor(stores),
-              maxBodyBytes: config.maxBodyBytes,
-              disk: onDisk ? { fsync: config.fsync, cacheBytes: config.storeCacheMb * 1024 * 1024 } : undefined,
-            });
-          })
-          .then(
-            (messages) => log.debug('the run path is warmed', { messages }),
-            (err: unknown) => log.debug('the run path’s warm-up failed', { err }),
-          );
-    },
+    start: () => domain.start(),
     stop: async () => {
       await domain.stop();
       await pool?.stop();
     },
   };
+  const warmUps = startWarmUps(
+    {
+      // one run worker starts once the server answers (its graphs loaded, /ok already 200): the
+      // first run found none and paid for a worker's start, ~1 s of a core, most of its time to
+      // its first token (issue 89); the others start with the runs that need them
+      worker: config.runWorkerWarmup && pool ? () => pool.warm().then(() => log.debug('a run worker is ready ahead of the first run')) : undefined,
+      schemas: config.schemaWarmup ? warmSchemas : undefined,
+      // the run path through that worker, on agentplane's own graph and stores (runPathWarmUp.ts):
+      // a LangGraph graph, so only where the project has one (the main thread of a project of
+      // plain functions loads no LangGraph), and loaded only then
+      runPath:
+        config.runWorkerWarmup && pool && graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')
+          ? async () => {
+              const { warmRunPath } = await import('../runPathWarmUp.ts');
+              // through runs-ahead where the project's runs go through it, over a store on disk where theirs is
+              const onDisk = !config.databaseUrl && !config.mock && config.dataDir !== null;
+              const messages = await warmRunPath({
+                executor: (stores) => (ahead ?? pool).warmUpExecutor(stores),
+                maxBodyBytes: config.maxBodyBytes,
+                disk: onDisk ? { fsync: config.fsync, cacheBytes: config.storeCacheMb * 1024 * 1024 } : undefined,
+              });
+              log.debug('the run path is warmed', { messages });
+            }
+          : undefined,
+    },
+    log,
+  );
   // the retention sweeps (threads and checkpoints; store items) run on one server at a time
   const retentionLog = log.child({ area: 'retention' });
   const sweeps = singletonModules(deps.coordination, 'retention', retentionLog, [retentionSweeper(domain.retention, retentionLog), memory.sweeper]);
@@ -259,7 +257,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
     const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
     graphs.replaceWith(fresh);
-    warmSchemas();
+    if (config.schemaWarmup) void warmSchemas();
     pool?.reload({ graphs: project.graphs ?? {}, baseDir, functions, fresh: true });
     await domain.graphsChanged();
     await ui.rebuild(uiSettings(project, baseDir));
@@ -272,7 +270,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   };
   return {
     handlers,
-    modules: [workers, schemaWarmup(warmSchemas), { start: () => webhooks.start(), stop: () => webhooks.stop() }, cronTimer, sweeps],
+    modules: [workers, warmUps, { start: () => webhooks.start(), stop: () => webhooks.stop() }, cronTimer, sweeps],
     serviceFor,
     ownerOf,
     discoveryServiceFor: servicesOf(domain, discoveryOwner(ownerOf)),
@@ -282,34 +280,70 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
 }
 
 /**
- * The warm-up waits for the server to be idle, from a moment after it listens: its worker (the
- * TypeScript compiler, ~0.6 s of CPU and ~60-100 MB) would add ~0.3 s to the time to the first
- * answer, and begun while requests or runs keep the process busy it competes with them for the
- * cores (a backlog of runs right after a start answered a third slower). Idle is the process
- * (every thread) using under a tenth of a core over the last half second, and its main thread's
- * event loop busy under a tenth of that time: on a host whose cores other processes fill, a
- * busy server may get under a tenth of a core, but its event loop is still busy (the CPU
- * reading alone started the warm-up beside requests at a load average of 13 on 2 cores). A
- * schema asked for before then starts the reading itself; the warm-up then finds it under way.
+ * What a start warms in the background, one after another, so that nothing of it comes after the
+ * run path's warm-up, where the first run would meet it (issue 89: the graphs' schemas were read,
+ * and the compiler's worker ended, a moment after that warm-up, often in the first run):
+ *
+ * 1. a run worker, at once (the port already answers);
+ * 2. the graphs' schemas read from their types, once that worker is ready and the process is idle
+ *    (see below), from SCHEMA_WARMUP_DELAY_MS after the start;
+ * 3. the run path through that worker.
+ *
+ * The schemas wait for the process to be idle: their worker (the TypeScript compiler, ~0.6 s of
+ * CPU and ~60-100 MB) would add ~0.3 s to the time to the first answer, and begun while requests
+ * or runs keep the process busy it competes with them for the cores (a backlog of runs right
+ * after a start answered a third slower). Idle is the process (every thread) using under a tenth
+ * of a core over the last half second, and its main thread's event loop busy under a tenth of
+ * that time: on a host whose cores other processes fill, a busy server may get under a tenth of a
+ * core, but its event loop is still busy (the CPU reading alone started the warm-up beside
+ * requests at a load average of 13 on 2 cores). A schema asked for before then starts the reading
+ * itself; the warm-up then finds it under way. A step that fails is logged at debug; the next one
+ * still comes.
  */
 const SCHEMA_WARMUP_DELAY_MS = 2_000;
 const IDLE_CHECK_MS = 500;
 const IDLE_SHARE_OF_A_CORE = 0.1;
 
-function schemaWarmup(warm: () => void): BackgroundModule {
+interface StartWarmUps {
+  worker?: () => Promise<void>;
+  schemas?: () => Promise<void>;
+  runPath?: () => Promise<void>;
+}
+
+function startWarmUps(steps: StartWarmUps, log: Logger): BackgroundModule {
+  let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const waitForIdle = (before: NodeJS.CpuUsage, loopBefore: EventLoopUtilization) => {
-    timer = setTimeout(() => {
-      const used = process.cpuUsage(before);
-      const loop = performance.eventLoopUtilization(loopBefore);
-      if ((used.user + used.system) / 1000 < IDLE_CHECK_MS * IDLE_SHARE_OF_A_CORE && loop.utilization < IDLE_SHARE_OF_A_CORE) warm();
-      else waitForIdle(process.cpuUsage(), performance.eventLoopUtilization());
-    }, IDLE_CHECK_MS).unref();
-  };
+  const step = (name: string, work: (() => Promise<void>) | undefined) =>
+    stopped || !work ? Promise.resolve() : work().catch((err: unknown) => log.debug(`the start's warm-up of ${name} failed`, { err }));
+  /** Resolves once the process is idle, checked every IDLE_CHECK_MS from `delayMs` on (never once stopped). */
+  const idle = (delayMs: number) =>
+    new Promise<void>((resolve) => {
+      const check = (before: NodeJS.CpuUsage, loopBefore: EventLoopUtilization) => {
+        timer = setTimeout(() => {
+          const used = process.cpuUsage(before);
+          const loop = performance.eventLoopUtilization(loopBefore);
+          if ((used.user + used.system) / 1000 < IDLE_CHECK_MS * IDLE_SHARE_OF_A_CORE && loop.utilization < IDLE_SHARE_OF_A_CORE) resolve();
+          else check(process.cpuUsage(), performance.eventLoopUtilization());
+        }, IDLE_CHECK_MS).unref();
+      };
+      timer = setTimeout(() => check(process.cpuUsage(), performance.eventLoopUtilization()), Math.max(0, delayMs - IDLE_CHECK_MS)).unref();
+    });
   return {
-    start: () =>
-      void (timer = setTimeout(() => waitForIdle(process.cpuUsage(), performance.eventLoopUtilization()), SCHEMA_WARMUP_DELAY_MS - IDLE_CHECK_MS).unref()),
-    stop: () => clearTimeout(timer),
+    start: () => {
+      const started = performance.now();
+      void (async () => {
+        await step('a run worker', steps.worker);
+        if (steps.schemas) {
+          await idle(SCHEMA_WARMUP_DELAY_MS - (performance.now() - started));
+          await step('the schemas', steps.schemas);
+        }
+        await step('the run path', steps.runPath);
+      })();
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
   };
 }
 

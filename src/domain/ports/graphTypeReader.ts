@@ -13,8 +13,8 @@ export interface TypedSchemas extends DeclaredSchemas {
 export interface GraphTypeReader {
   /** The schemas of the module's export, or undefined when its types do not tell them. */
   read(file: string | undefined, exportName: string | undefined): Promise<TypedSchemas | undefined>;
-  /** Starts reading these graphs' types in the background. */
-  warm(graphs: { source?: string; exportName?: string }[]): void;
+  /** Reads these graphs' types in the background; resolves once that is over. */
+  warm(graphs: { source?: string; exportName?: string }[]): Promise<void>;
 }
 
 let installed: GraphTypeReader | undefined;

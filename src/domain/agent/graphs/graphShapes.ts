@@ -84,7 +84,7 @@ export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: 
   return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
 }
 
-/** Starts reading the types of the graphs whose schemas will come from them (those that declare none), in the background. */
+/** Reads the types of the graphs whose schemas will come from them (those that declare none), in the background; resolves once that is over. */
 export async function warmGraphSchemas(graphs: LoadedGraph[]): Promise<void> {
   const typed: LoadedGraph[] = [];
   for (const graph of graphs) {
@@ -92,7 +92,7 @@ export async function warmGraphSchemas(graphs: LoadedGraph[]): Promise<void> {
     const compiled = graph.kind === 'factory' ? graph.template : graph.graph;
     if (!(await declaredSchemas(compiled, graph.source).catch(() => undefined))) typed.push(graph);
   }
-  graphTypeReader()?.warm(typed);
+  await graphTypeReader()?.warm(typed);
 }
 
 /** One subgraph's schemas under upstream's keys (a schema that cannot be told is left out). */

@@ -1,0 +1,46 @@
+// What a start warms in the background comes in turn, the run path's warm-up last (issue 89): the
+// graphs' schemas were read, and the compiler's worker ended, a moment after the run path's
+// warm-up, often in the first run after a start. With both warm-ups on (the product's default),
+// once the run path is warmed the types are read and no schema worker is left to end.
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
+import { schemaReadings, schemaWorkers } from '../../../src/adapters/run-workers/staticSchemas.ts';
+
+// a fresh copy of graphs whose types no answer kept on disk covers: their reading takes a worker
+const fresh = path.join(ROOT, '.cache', `typed-graphs-${randomUUID()}`);
+const readings = () => schemaReadings.syntax + schemaReadings.checker;
+/** What was so when the run path's warm-up said it was over. */
+let atRunPathWarmed: { readings: number; workers: number } | undefined;
+let readingsBefore = 0;
+let server: InProcessApp;
+
+before(async () => {
+  fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
+  readingsBefore = readings();
+  server = await areaApp('agent-server', {
+    runWorkers: '1',
+    env: { AGENTPLANE_SCHEMA_WARMUP: '1', AGENTPLANE_RUN_WORKER_WARMUP: '1' },
+    project: { graphs: { typed: `${path.join(fresh, 'graphs.ts')}:graph` } },
+    log: createLogger('debug', {}, (line) => {
+      if (line.includes('"the run path is warmed"')) atRunPathWarmed ??= { readings: readings(), workers: schemaWorkers() };
+    }),
+  });
+});
+after(async () => {
+  await server.close();
+  fs.rmSync(fresh, { recursive: true, force: true });
+});
+
+it('warms the run path last: the graphs’ types are read and their worker has ended by then', { timeout: 120_000 }, async () => {
+  for (const end = Date.now() + 100_000; !atRunPathWarmed && Date.now() < end;) await delay(50);
+  assert.ok(atRunPathWarmed, 'the run path was warmed');
+  assert.ok(atRunPathWarmed.readings > readingsBefore, 'the graphs’ types were read before the run path’s warm-up was over');
+  assert.equal(atRunPathWarmed.workers, 0, 'no schema worker was left to end after the run path’s warm-up');
+});
