@@ -20,7 +20,8 @@
 // child of this process: it runs at the same nice level as the client (run the whole under
 // `nice` to lower both). FIRST_RUN_NODE_ARGS go before bin/agentplane.js (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`), and FIRST_RUN_WINDOWS names a file to write each run's moments into
-// (request sent, first token, end; µs of the monotonic clock a CPU profile's times are on);
+// (request sent, first token, end; µs of the monotonic clock a CPU profile's times are on; and
+// the moment it was sent in ms since the epoch, as the log's lines' times);
 // FIRST_RUN_THREADS=1 prints each run's CPU by thread (the main thread as `main`, the others by
 // id: the run worker is the one besides main that uses most); FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
 // FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
@@ -60,13 +61,13 @@ const THREADS = process.env.FIRST_RUN_THREADS === '1';
 const COVERAGE = process.env.FIRST_RUN_COVERAGE;
 const COVERAGE_PRELOAD = path.join(import.meta.dirname, 'firstRunCoverage.mjs');
 const OUTPUT = process.env.FIRST_RUN_OUTPUT;
-const windows: { round: number; run: number; sent: number; first: number; end: number }[] = [];
+const windows: { round: number; run: number; sent: number; first: number; end: number; sentAt?: number }[] = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Milliseconds from sending `init` to `url` until the body holds `until` (NaN if it never does); the body is read to its end. */
-async function timeTo(url: string, init: RequestInit, until: RegExp, moments?: { sent: number; first: number; end: number }): Promise<number> {
+async function timeTo(url: string, init: RequestInit, until: RegExp, moments?: { sent: number; first: number; end: number; sentAt?: number }): Promise<number> {
   const started = performance.now();
-  if (moments) moments.sent = monotonicUs();
+  if (moments) [moments.sent, moments.sentAt] = [monotonicUs(), Date.now()];
   const res = await fetch(url, init);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
