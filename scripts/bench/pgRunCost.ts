@@ -103,15 +103,17 @@ try {
         `${(((after.walBytes - before!.walBytes) / REPLICA_RUNS) | 0).toLocaleString('en')} WAL bytes, ${per(after.walFsyncs - before!.walFsyncs)} WAL flushes, ${figure.statementsPerRun} statements`,
     );
     const costly = await withAdmin(url, (c) =>
-      c.query<{ calls: string; ms: number; query: string }>(
-        `SELECT calls, total_exec_time + total_plan_time AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements
+      c.query<{ calls: string; ms: number; wal: string; blocks: string; query: string }>(
+        `SELECT calls, total_exec_time + total_plan_time AS ms, wal_bytes AS wal, shared_blks_hit + shared_blks_read AS blocks,
+                regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'
           ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
       ),
     );
     for (const q of costly.rows)
       console.log(
-        `    ${((q.ms / REPLICA_RUNS) * 1000).toFixed(0).padStart(5)} µs/run  ${(Number(q.calls) / REPLICA_RUNS).toFixed(2)} calls/run  ${q.query.slice(0, 150)}`,
+        `    ${((q.ms / REPLICA_RUNS) * 1000).toFixed(0).padStart(5)} µs/run  ${(Number(q.calls) / REPLICA_RUNS).toFixed(2)} calls/run  ` +
+          `${((Number(q.wal) / REPLICA_RUNS) | 0).toString().padStart(6)} WAL bytes/run  ${(Number(q.blocks) / REPLICA_RUNS).toFixed(0).padStart(4)} buffers/run  ${q.query.slice(0, 150)}`,
       );
   }
 } finally {

@@ -305,14 +305,22 @@ export class PgRunClaims implements RunClaims {
  * owner's k-th claimable run at turn (its runs running) + k, a turn shared by several runs
  * taken oldest first. Each thread's first pending run is found once (DISTINCT ON), not by a
  * look for an earlier one per pending run: with 20 threads of 19 pending runs each, 53 buffers
- * read instead of 592, 0.49 ms instead of 0.77. Served by the runs' status and pending-per-thread indexes.
+ * read instead of 592, 0.49 ms instead of 0.77. An owner's runs running are its runs holding
+ * a claim (a run is running exactly when it has one; a claim also holds its slot for the few
+ * statements between a run's end and its release), each claim's run looked up by its key (a
+ * subquery per claim, which the planner cannot turn into a join: as a join, a plan kept for
+ * the statement read the whole runs table), not by status: the status index keeps an entry
+ * for every version of a run that was ever running until a vacuum, and a bitmap scan of it
+ * read each one's page (241 pages for 4 running runs, half of what a claim read, in the
+ * bench's replicas phase). Served by the pending-per-thread index and the runs' key.
  * Exported for the EXPLAIN test, with the claim's parameters ($1 skipped, $2 how many).
  */
 export const CANDIDATE_SQL = `SELECT r.run_id, r.thread_id FROM agentplane_runs r
     JOIN (SELECT h.run_id, h.seq, coalesce(x.running, 0) + row_number() OVER (PARTITION BY h.owner ORDER BY h.seq) AS turn
             FROM (SELECT DISTINCT ON (thread_id) run_id, thread_id, seq, owner, after_seconds, created_at FROM agentplane_runs
                    WHERE status = 'pending' ORDER BY thread_id, seq) h
-            LEFT JOIN (SELECT owner, count(*) AS running FROM agentplane_runs WHERE status = 'running' GROUP BY owner) x ON x.owner = h.owner
+            LEFT JOIN (SELECT (SELECT rc.owner FROM agentplane_runs rc WHERE rc.run_id = c.run_id) AS owner, count(*) AS running
+                         FROM agentplane_run_claims c GROUP BY 1) x ON x.owner = h.owner
            WHERE h.after_seconds <= extract(epoch FROM now() - h.created_at)
              AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = h.thread_id)
              AND h.run_id <> ALL($1::text[])) fair ON fair.run_id = r.run_id

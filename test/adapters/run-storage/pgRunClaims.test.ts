@@ -246,3 +246,57 @@ test("a claim looks at each thread's first pending run, not at every pending run
     await store.close();
   }
 });
+
+test('a claim counts the runs running by their claims, not by every run that was ever running', async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    // 400 runs that ran and succeeded since the last vacuum (each left an entry for its
+    // running version in the status index), one still running with its claim, one pending
+    await admin.query('ALTER TABLE agentplane_runs SET (autovacuum_enabled = false)');
+    await admin.query(
+      `INSERT INTO agentplane_threads (thread_id, owner, status, created_at, updated_at, metadata, doc)
+         SELECT 't' || i, 'o', 'busy', now(), now(), '{}', '{}' FROM generate_series(1, 20) i`,
+    );
+    await admin.query(
+      `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc)
+         SELECT 'r' || t || '-' || k, 't' || t, 'o', 'running', now() - interval '1 second', 0, json_build_object('pad', repeat('x', 1500))
+           FROM generate_series(1, 20) k, generate_series(1, 20) t ORDER BY k, t`,
+    );
+    await admin.query(`UPDATE agentplane_runs SET status = 'success'`);
+    await admin.query(`UPDATE agentplane_runs SET status = 'running' WHERE run_id = 'r1-20'`);
+    await admin.query(
+      `INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token) VALUES ('r1-20', 't1', 'x', now() + interval '1 minute', 'k')`,
+    );
+    await admin.query(
+      `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc) VALUES ('next', 't2', 'o', 'pending', now(), 0, '{}')`,
+    );
+    // and the claims those 400 runs held, gone: the claims' table as a busy queue leaves it
+    // between vacuums (its statistics then tell of hundreds of claims)
+    await admin.query(
+      `INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
+         SELECT 'gone-' || i, 'gone-' || i, 'x', now(), 'k' FROM generate_series(1, 400) i`,
+    );
+    await admin.query('ANALYZE agentplane_runs, agentplane_run_claims');
+    await admin.query(`DELETE FROM agentplane_run_claims WHERE run_id LIKE 'gone-%'`);
+    const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
+    const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [[], 10])).rows[0]['QUERY PLAN'] as [
+      { Plan: { 'Shared Hit Blocks': number } },
+    ];
+    // the first look after those runs (a bitmap scan, as the claim's plan had it in the
+    // bench, reads them at every look): the claims' pages and the running run's (~11);
+    // counted from the status index, every page that held a running version (~90 here); as a
+    // join of the claims and the runs, the whole runs table (~40)
+    assert.ok(plan[0].Plan['Shared Hit Blocks'] < 30, `pages read: ${plan[0].Plan['Shared Hit Blocks']}`);
+    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10]);
+    assert.deepEqual(
+      taken.map((r) => r.run_id),
+      ['next'],
+    );
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
