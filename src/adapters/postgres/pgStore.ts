@@ -130,6 +130,17 @@ function refuseNewerSchema(databaseVersion: number): void {
  */
 const ONE_STATEMENT_MAX = 16;
 
+/**
+ * What oneStatement's text is made of, as a key: the gate's condition and what it lets
+ * through, each with its count of parameters, the caller's first WITH, and the collection of
+ * each record written (its upsert and its count of parameters are the collection's).
+ */
+function shapeOf(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }): string {
+  const extra = (e: GateThen | GateAlso | undefined) => (e ? `${e.sql}\u0001${e.params.length}\u0001${e.notify ? 1 : 0}` : '');
+  const gated = gate ? [gate.condition, gate.params.length, extra(gate.then), ...(gate.also ?? []).map(extra)].join('\u0002') : '';
+  return `${gated}\u0003${first ? `${first.name}\u0001${first.cte}` : ''}\u0003${ops.map((op) => op.collection).join('\u0001')}`;
+}
+
 /** Most statement texts prepared under a name of their own (PgStore.statementName). */
 const PREPARED_TEXTS = 256;
 
@@ -153,6 +164,8 @@ export class PgStore implements Store {
   private gets: PendingGet[] | null = null;
   /** The names of the statements prepared by their text (see statementName). */
   private readonly statementNames = new Map<string, string>();
+  /** oneStatement's and writeWith's texts by their shape (see shapeOf). */
+  private readonly statementTexts = new Map<string, string>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -224,12 +237,30 @@ export class PgStore implements Store {
     // a record upserted twice (a plain graph's head, once per step) ends as its last value, as in the transaction
     const last = new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op]));
     ops = [...last.values()];
+    // the parameters: the gate's, then what else it lets through (see Gate.then and Gate.also), then each record's
     const params: unknown[] = [...(gate?.params ?? [])];
+    for (const extra of [gate?.then, ...(gate?.also ?? [])]) if (extra) params.push(...extra.params, ...(extra.notify ?? []));
+    for (const op of ops) params.push(...this.handle(op.collection).row(op.id, (op as { value: object }).value));
+    // the text depends on the statement's shape alone: made once per shape (renumbering the
+    // parameters of every WITH cost ~0.2 ms a run's end on a loaded host), kept as the
+    // prepared statements' names are (at most PREPARED_TEXTS)
+    const shape = shapeOf(ops, gate, first);
+    let sql = this.statementTexts.get(shape);
+    if (sql === undefined) {
+      sql = this.statementText(ops, gate, first);
+      if (this.statementTexts.size < PREPARED_TEXTS) this.statementTexts.set(shape, sql);
+    }
+    return { sql, params };
+  }
+
+  /** oneStatement's text for `ops` (distinct records, upserts only), its parameters numbered as oneStatement puts them. */
+  private statementText(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }): string {
+    let count = gate?.params.length ?? 0;
     // what else the gate lets through (see Gate.then and Gate.also), its parameters after the gate's
     const shift = (sql: string, by: number) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
     const numbered = (extra: GateThen | GateAlso) => {
-      const at = params.length;
-      params.push(...extra.params, ...(extra.notify ?? []));
+      const at = count;
+      count += extra.params.length + (extra.notify?.length ?? 0);
       return { sql: shift(extra.sql, at), notify: extra.notify && `$${at + extra.params.length + 1}, $${at + extra.params.length + 2}` };
     };
     const then = gate?.then && numbered(gate.then);
@@ -240,8 +271,8 @@ export class PgStore implements Store {
     const before = then ? { name: 'gated', cte: `gated AS (${then.sql} AND EXISTS (SELECT 1 FROM gate) RETURNING 1)` } : first;
     const parts = ops.map((op, i) => {
       const target = this.handle(op.collection);
-      const offset = params.length;
-      params.push(...target.row(op.id, (op as { value: object }).value));
+      const offset = count;
+      count += target.paramCount;
       // PostgreSQL runs a statement's WITHs in no promised order (in practice the last
       // first), and a new record's seq is its place in insertion order: each upsert waits on
       // the one before it (reads its RETURNING row), so new records are numbered in op order
@@ -251,13 +282,13 @@ export class PgStore implements Store {
         ...(i > 0 ? [`EXISTS (SELECT 1 FROM w${i - 1})`] : []),
       ];
       const upsert = conditions.length > 0 ? target.upsertIf(conditions.join(' AND ')) : target.upsertSql;
-      return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} RETURNING 1)`;
+      return `w${i} AS (${shift(upsert, offset)} RETURNING 1)`;
     });
     const after = also.map((a, i) => `a${i} AS (${a.sql})`);
     const withs = [...(gate ? [`gate AS (${gate.condition})`] : []), ...(before ? [before.cte] : []), ...parts, ...after].join(', ');
-    if (!gate) return { sql: `WITH ${withs} SELECT 1`, params };
+    if (!gate) return `WITH ${withs} SELECT 1`;
     const notices = [then, ...also].flatMap((t) => (t?.notify ? [`, CASE WHEN EXISTS (SELECT 1 FROM gate) THEN pg_notify(${t.notify}) END`] : []));
-    return { sql: `WITH ${withs} SELECT EXISTS (SELECT 1 FROM gate) AS held${notices.join('')}`, params };
+    return `WITH ${withs} SELECT EXISTS (SELECT 1 FROM gate) AS held${notices.join('')}`;
   }
 
   /**
@@ -277,8 +308,14 @@ export class PgStore implements Store {
     const first = tail.first && { name: tail.first.name, cte: shift(tail.first.cte) };
     const statement = this.oneStatement(ops, undefined, first);
     if (!statement) return null;
-    const writes = statement.sql.slice(0, -' SELECT 1'.length);
-    const sql = `${writes}${tail.ctes.map((cte) => `, ${shift(cte)}`).join('')} ${shift(tail.select)}`;
+    // made once per shape too (see oneStatement): the writes' text, then the tail's
+    const shape = `${statement.sql}\u0001${tail.ctes.join('\u0001')}\u0001${tail.select}`;
+    let sql = this.statementTexts.get(shape);
+    if (sql === undefined) {
+      const writes = statement.sql.slice(0, -' SELECT 1'.length);
+      sql = `${writes}${tail.ctes.map((cte) => `, ${shift(cte)}`).join('')} ${shift(tail.select)}`;
+      if (this.statementTexts.size < PREPARED_TEXTS) this.statementTexts.set(shape, sql);
+    }
     return (await this.query<R>(sql, [...statement.params, ...tail.params], true)).rows[0];
   }
 

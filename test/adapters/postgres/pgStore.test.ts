@@ -122,3 +122,42 @@ test('PostgreSQL store: orderBy is refused with a filter or containment, which i
     await store.close();
   }
 });
+
+test('gated writes of one shape are sent as one text, and shapes that differ only in a notice or the order of their records each as their own', async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const items = store.collection<Item>('items');
+    const notes = store.collection<Item>('notes');
+    await admin.query('CREATE TABLE gate_log (n int)');
+    const ops = (n: number) => [
+      { collection: 'items', id: `i${n}`, value: { id: `i${n}`, tenant: 't', n } },
+      { collection: 'notes', id: `n${n}`, value: { id: `n${n}`, tenant: 't', n } },
+    ];
+    const gate = 'SELECT 1 WHERE $1::int > 0';
+    const log = (params: unknown[]) => ({ sql: `INSERT INTO gate_log (n) SELECT $${params.length}::int WHERE EXISTS (SELECT 1 FROM gate)`, params });
+    // the same shape twice, then the same texts with a notice more, the records' collections in
+    // another order, a WITH more
+    assert.equal(await store.writeIf(gate, [1], ops(1), undefined, [log([1])]), true);
+    assert.equal(await store.writeIf(gate, [1], ops(2), undefined, [log([2])]), true);
+    assert.equal(await store.writeIf(gate, [1], ops(3), undefined, [{ ...log([3]), notify: ['agentplane_test', 'x'] }]), true);
+    assert.equal(await store.writeIf(gate, [1], ops(4).reverse(), undefined, [log([4])]), true);
+    assert.equal(await store.writeIf(gate, [1], ops(5), undefined, [log([5]), log([50])]), true);
+    assert.equal(await store.writeIf(gate, [0], ops(6), undefined, [log([6])]), false, 'the gate holds no row: nothing written');
+    assert.deepEqual(
+      (await admin.query('SELECT n FROM gate_log ORDER BY n')).rows.map((r) => r.n),
+      [1, 2, 3, 4, 5, 50],
+    );
+    for (let n = 1; n <= 5; n++)
+      assert.deepEqual(
+        [await items.get(`i${n}`), await notes.get(`n${n}`)].map((d) => d?.n),
+        [n, n],
+      );
+    assert.equal(await items.get('i6'), undefined);
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
