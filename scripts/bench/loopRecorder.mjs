@@ -20,8 +20,7 @@ if (isMainThread && out) {
   delay.enable();
   let gcs = [];
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries())
-      gcs.push([Math.round(e.startTime), Math.round(e.duration * 1000) / 1000, kinds[e.detail?.kind] ?? String(e.detail?.kind)]);
+    for (const e of list.getEntries()) gcs.push([e.startTime, Math.round(e.duration * 1000) / 1000, kinds[e.detail?.kind] ?? String(e.detail?.kind)]);
   }).observe({ entryTypes: ['gc'] });
   // The main thread's CPU time between two turns of a 1-ms timer: how long the loop was held by
   // work, whatever the machine's other processes did meanwhile (a wall-clock delay counts the
@@ -41,7 +40,7 @@ if (isMainThread && out) {
     const now = stat();
     held.push(now[0] - last[0]);
     const wall = now[2] - last[2];
-    if (wall >= 5e6) gaps.push([wall, now[0] - last[0], now[1] - last[1], now[2]]);
+    if (wall >= 5e6) gaps.push([wall, now[0] - last[0], now[1] - last[1], performance.now()]);
     last = stat();
   }, 1).unref();
   let n = 0;
@@ -83,7 +82,13 @@ if (isMainThread && out) {
       .sort((a, b) => b[0] - a[0])
       .slice(0, 8)
       .map((g) => g.slice(0, 3).map((x) => Math.round(x / 1e5) / 10));
-    return { count: list.length, wallMs: wall, cpuMs: cpu, queuedMs: queued, blockedMs: wall - cpu - queued, longest };
+    // the collections' wall time inside the gaps (their entries' start and duration, ms on performance.now())
+    let inGc = 0;
+    for (const [ns, , , endMs] of list) {
+      const from = endMs - ns / 1e6;
+      for (const [start, duration] of gcs) inGc += Math.max(0, Math.min(endMs, start + duration) - Math.max(from, start));
+    }
+    return { count: list.length, wallMs: wall, cpuMs: cpu, queuedMs: queued, blockedMs: wall - cpu - queued, gcMs: Math.round(inGc), longest };
   };
   /** The CPU-held stretches' percentiles and the time in stretches of at least 5 and 10 ms, ms. */
   const heldFigure = (ns) => {

@@ -45,7 +45,7 @@ interface LoopFigure {
   monoUs: number;
   delay: { p50: number; p99: number; p999: number; max: number; mean: number };
   gcs: [number, number, string][];
-  gaps: { count: number; wallMs: number; cpuMs: number; queuedMs: number; blockedMs: number; longest: number[][] };
+  gaps: { count: number; wallMs: number; cpuMs: number; queuedMs: number; blockedMs: number; gcMs: number; longest: number[][] };
   held: { count: number; p50: number; p99: number; p999: number; max: number; msInOver5: number; msInOver10: number; total: number };
 }
 interface Turn {
@@ -57,6 +57,20 @@ interface Turn {
 }
 const turns = new Map<string, Turn[]>(contenders.map((c) => [c.name, []]));
 const mainThreadCpu = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+/** CPU time in ms of the process's threads so far, summed by thread name (comm: `node` the main thread, run workers' names, `V8 DefaultWorke` the collector's and compiler's helpers, `libuv-worker`). */
+function cpuByThreadName(pid: number): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const ms = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+      by.set(name, (by.get(name) ?? 0) + ms);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return by;
+}
 const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? NaN;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
@@ -145,6 +159,7 @@ for (let round = 0; round < rounds; round += 1) {
       const from = await loopFigure(ap.pid, out, 0);
       const runs0 = worker ? await worker.count() : runs;
       const main0 = mainThreadCpu(ap.pid);
+      const threads0 = cpuByThreadName(ap.pid);
       const times: number[] = [];
       const until = performance.now() + seconds * 1000;
       while (performance.now() < until) {
@@ -158,6 +173,12 @@ for (let round = 0; round < rounds; round += 1) {
       if (worker) runs = await worker.count();
       const done = runs - runs0;
       const main = mainThreadCpu(ap.pid) - main0;
+      const threadsCpu = [...cpuByThreadName(ap.pid)]
+        .map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)] as const)
+        .filter(([, ms]) => ms >= 10)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, ms]) => `${name} ${Math.round(ms / seconds / 10)}%`)
+        .join(', ');
       running = false;
       await Promise.all(drivers);
       await worker?.stop();
@@ -166,7 +187,7 @@ for (let round = 0; round < rounds; round += 1) {
       const turn: Turn = { okP99: r2(p(times, 0.99)), okMax: r2(Math.max(...times)), mainMsPerRun: r2(main / done), runs: done, loop };
       turns.get(c.name)!.push(turn);
       log(
-        `round ${round + 1} ${c.name}: /ok p99 ${turn.okP99} ms (max ${turn.okMax}, ${times.length} requests); ${done} runs, main thread ${turn.mainMsPerRun} ms a run; loop delay p50 ${loop.delay.p50} p99 ${loop.delay.p99} p99.9 ${loop.delay.p999} max ${loop.delay.max} ms; main-thread CPU between two 1-ms ticks p99 ${loop.held.p99} p99.9 ${loop.held.p999} max ${loop.held.max} ms (${loop.held.msInOver5} ms of ${loop.held.total} in stretches ≥ 5 ms); ${loop.gaps.count} gaps ≥ 5 ms, ${loop.gaps.wallMs} ms: on CPU ${loop.gaps.cpuMs}, waiting for a core ${loop.gaps.queuedMs}, blocked ${loop.gaps.blockedMs} (longest [wall, cpu, queued] ${JSON.stringify(loop.gaps.longest)}); gc ${gcSummary(loop.gcs)}; the client's loop delay p99 ${r2(clientDelay.percentile(99) / 1e6)} ms; load ${load()}`,
+        `round ${round + 1} ${c.name}: /ok p99 ${turn.okP99} ms (max ${turn.okMax}, ${times.length} requests); ${done} runs, main thread ${turn.mainMsPerRun} ms a run; loop delay p50 ${loop.delay.p50} p99 ${loop.delay.p99} p99.9 ${loop.delay.p999} max ${loop.delay.max} ms; main-thread CPU between two 1-ms ticks p99 ${loop.held.p99} p99.9 ${loop.held.p999} max ${loop.held.max} ms (${loop.held.msInOver5} ms of ${loop.held.total} in stretches ≥ 5 ms); ${loop.gaps.count} gaps ≥ 5 ms, ${loop.gaps.wallMs} ms: on CPU ${loop.gaps.cpuMs}, waiting for a core ${loop.gaps.queuedMs}, blocked ${loop.gaps.blockedMs}, a collection under way ${loop.gaps.gcMs} (longest [wall, cpu, queued] ${JSON.stringify(loop.gaps.longest)}); gc ${gcSummary(loop.gcs)}; the server's threads' CPU (share of a core): ${threadsCpu}; the client's loop delay p99 ${r2(clientDelay.percentile(99) / 1e6)} ms; load ${load()}`,
       );
       if (profile) {
         await ap.stop();
