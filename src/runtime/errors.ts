@@ -21,6 +21,14 @@ export const httpError = (status: number, detail: string, headers?: Record<strin
   body: { detail },
 });
 
+/**
+ * The same refusal for every request that earns it, made once and frozen: its JSON is then
+ * written once too (writeReply.ts, socketDoor.ts), where a flood of refused requests made a
+ * reply, its detail and its text each time (issue 83).
+ */
+export const fixedError = (status: number, detail: string, headers?: Record<string, string>): HttpReply =>
+  Object.freeze({ status, ...(headers ? { headers: Object.freeze({ ...headers }) } : {}), body: Object.freeze({ detail }) });
+
 /** Seconds a client is told to wait (Retry-After) before trying again a request the store could not serve. */
 export const STORE_RETRY_AFTER_S = 2;
 

@@ -6,7 +6,11 @@ import path from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { isUuid } from '../../shared/uuid.ts';
 import type { HttpReply } from '../errors.ts';
-import { httpError } from '../errors.ts';
+import { fixedError, httpError } from '../errors.ts';
+
+// a key-less or unknown key's refusal is the same for every request: made once (a flood of them is answered without one made each)
+const MISSING_CREDENTIALS = fixedError(401, 'Missing credentials: send an API key in X-Api-Key or Authorization: Bearer.', { 'WWW-Authenticate': 'Bearer' });
+const INVALID_KEY = fixedError(401, 'Invalid API key.', { 'WWW-Authenticate': 'Bearer' });
 
 export interface Identity {
   /** The tenant the request acts for; null for an anonymous call where that is allowed. */
@@ -74,12 +78,12 @@ export class KeyRing {
     const key = credential(headers);
     if (key === undefined) {
       if (!required) return { tenantId: null, authenticated: false };
-      return httpError(401, 'Missing credentials: send an API key in X-Api-Key or Authorization: Bearer.', { 'WWW-Authenticate': 'Bearer' });
+      return MISSING_CREDENTIALS;
     }
     const tenants = this.tenantsFor(key);
     if (!tenants) {
       if (!required) return { tenantId: null, authenticated: false };
-      return httpError(401, 'Invalid API key.', { 'WWW-Authenticate': 'Bearer' });
+      return INVALID_KEY;
     }
     const asked = first(headers['x-tenant-id']);
     if (asked !== undefined) {

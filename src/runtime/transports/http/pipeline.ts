@@ -10,7 +10,7 @@ import type { ResponseValidators } from './responseValidators.ts';
 import type { KeyRing } from '../../security/auth.ts';
 import type { RequestContext, StreamSlotRefused } from '../../context.ts';
 import type { OperationSpec } from '../../contract.ts';
-import { httpError, storeErrorReply, validationError, type HttpReply } from '../../errors.ts';
+import { fixedError, httpError, storeErrorReply, validationError, type HttpReply } from '../../errors.ts';
 import type { TenantRates } from '../../security/tenantRates.ts';
 import { SLOT_RETRY_AFTER_SECONDS, slotRefusalDetail, type SlotRefusal, type StreamSlots } from '../streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from '../../handler.ts';
@@ -335,10 +335,21 @@ export function createPipeline(options: PipelineOptions) {
     const seconds = rates.take(ctx.tenantId);
     if (seconds === 0) return null;
     const after = Math.max(1, Math.ceil(seconds));
-    const detail = `Rate limit: this tenant sends more than ${rates.perSecond} requests a second (AGENTPLANE_MAX_REQUESTS_PER_SECOND); retry after ${after} s.`;
-    return rates
-      .hold(ctx.tenantId, after)
-      .then((held) => httpError(429, detail, held ? { 'Retry-After': String(after) } : { 'Retry-After': String(after), Connection: 'close' }));
+    return rates.hold(ctx.tenantId, after).then((held) => rateLimited(rates.perSecond, after, held));
+  }
+
+  /** The 429s of a tenant over its rate, one of each kind made once (a flood's refusals are answered without one made each). */
+  const rateLimits = new Map<string, HttpReply>();
+  function rateLimited(perSecond: number, after: number, held: boolean): HttpReply {
+    const kind = `${after}:${held}`;
+    let reply = rateLimits.get(kind);
+    if (!reply) {
+      const detail = `Rate limit: this tenant sends more than ${perSecond} requests a second (AGENTPLANE_MAX_REQUESTS_PER_SECOND); retry after ${after} s.`;
+      reply = fixedError(429, detail, held ? { 'Retry-After': String(after) } : { 'Retry-After': String(after), Connection: 'close' });
+      // `after` is a few seconds at most: the kinds are few
+      if (rateLimits.size < 64) rateLimits.set(kind, reply);
+    }
+    return reply;
   }
 
   /** `ctx` with the user the project's custom auth finds, or the reply refusing the request. */

@@ -40,6 +40,18 @@ export const REFUSAL_FLUSH_MS = 1_000;
  */
 export function refuseUpgrade(socket: Duplex, reply: HttpReply): void {
   if (socket.destroyed) return;
+  const cut = setTimeout(() => socket.destroy(), REFUSAL_FLUSH_MS).unref();
+  socket.once('close', () => clearTimeout(cut));
+  socket.end(answerOf(reply), () => socket.destroy());
+}
+
+/** The answers of frozen replies (the same refusal for every key-less upgrade, errors.ts's fixedError), written once each. */
+const answers = new WeakMap<HttpReply, string>();
+
+/** The reply as an HTTP/1.1 answer that closes the connection. */
+function answerOf(reply: HttpReply): string {
+  const known = answers.get(reply);
+  if (known !== undefined) return known;
   const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
   const headers: Record<string, string | number> = {
     ...(body ? { 'content-type': 'application/json' } : {}),
@@ -50,7 +62,7 @@ export function refuseUpgrade(socket: Duplex, reply: HttpReply): void {
   // a header the project's auth set is written only if it is one header line (node refuses others on a response too)
   const lines = Object.entries(headers).filter(([name, value]) => !/[\r\n:]/.test(name) && !/[\r\n]/.test(String(value)));
   const head = [`HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`, ...lines.map(([name, value]) => `${name}: ${value}`)];
-  const cut = setTimeout(() => socket.destroy(), REFUSAL_FLUSH_MS).unref();
-  socket.once('close', () => clearTimeout(cut));
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  const answer = `${head.join('\r\n')}\r\n\r\n${body}`;
+  if (Object.isFrozen(reply) && Object.isFrozen(reply.body) && (!reply.headers || Object.isFrozen(reply.headers))) answers.set(reply, answer);
+  return answer;
 }
