@@ -12,7 +12,6 @@ import * as agentServerDocument from '../../generated/agent-server/document.gen.
 import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
 import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.js';
 import * as asParams from '../../generated/agent-server/params.validators.gen.js';
-import * as asBody from '../../generated/agent-server/body.validators.gen.js';
 import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
 import * as a2aV1Params from '../../generated/a2a-v1/params.validators.gen.js';
 import { serializers as asSerializers } from '../../generated/agent-server/reply.serializers.gen.js';
@@ -26,17 +25,19 @@ export interface ApiDocument {
   /** Its components.securitySchemes, which the pipeline binds each operation's credentials by. */
   securitySchemes: Record<string, any>;
   operations: readonly OperationSpec[];
-  /** params, body and serializers: read only once `whenTables()` says they loaded, where it is present (see controlPlaneTables). */
+  /** params, body and serializers: read only once `tablesLoaded` says so, where it is present (see lazyTable). */
   params: ValidatorTable;
   body: ValidatorTable;
   /** The JSON replies' serializers, by response validator name. */
   serializers: SerializerTable;
   /**
-   * For a document whose tables load with its first request (the control plane's): undefined
-   * once params, body and serializers can be read, else their load, started by the call.
-   * Absent where they load with the server.
+   * Where some tables load with the first request that reads them (all of the control plane's,
+   * the agent server's request bodies): whether those `operation` reads have loaded. Absent
+   * where every table loads with the server.
    */
-  whenTables?(): Promise<void> | undefined;
+  tablesLoaded?(operation: OperationSpec): boolean;
+  /** undefined once `operation`'s tables can be read, else their load, started by the call. */
+  whenTables?(operation: OperationSpec): Promise<void> | undefined;
 }
 
 /** A document's object, built once on first read: building the two OpenAPI documents cost every start ~20 ms. */
@@ -47,42 +48,51 @@ function once(load: () => Record<string, any>): () => Record<string, any> {
 const controlPlaneObject = once(controlPlaneDocument.loadDocument);
 const agentServerObject = once(agentServerDocument.loadDocument);
 
-interface Tables {
-  params: ValidatorTable;
-  body: ValidatorTable;
-  serializers: SerializerTable;
+/**
+ * Generated tables imported by the first request that reads them, not by every start before
+ * the agent server answers its first request (the one a start is timed to): the control
+ * plane's request validators and reply serializers (~1 MB, ~35 ms of the main thread) and the
+ * agent server's request body validators (~0.5 MB, ~14 ms; a start's run-path warm-up loads
+ * them soon after it answers). The pipeline awaits ApiDocument.whenTables before it admits
+ * such a request, so its replies, refusals too, are written by the document's own tables.
+ */
+function lazyTable<T>(what: string, load: () => Promise<T>) {
+  let table: T | undefined;
+  let loading: Promise<void> | undefined;
+  return {
+    loaded: () => table !== undefined,
+    load(): Promise<void> | undefined {
+      if (table !== undefined) return undefined;
+      return (loading ??= load().then(
+        (loaded) => {
+          table = loaded;
+        },
+        (err: unknown) => {
+          // a later request tries again, not the same failure forever
+          loading = undefined;
+          throw err;
+        },
+      ));
+    },
+    get(): T {
+      if (table === undefined) throw new Error(`${what} were read before they loaded (ApiDocument.whenTables)`);
+      return table;
+    },
+  };
 }
 
-/**
- * The control plane's request validators and reply serializers, ~1 MB of generated code that
- * cost ~35 ms of the main thread to load: imported by the first control-plane request (the
- * pipeline awaits whenTables() before it admits one), not by every start before the agent
- * server answers. The agent server's tables load with the server: its first request is the
- * one a start is timed to.
- */
-let controlPlaneTables: Tables | undefined;
-let controlPlaneLoad: Promise<void> | undefined;
-function loadControlPlaneTables(): Promise<void> | undefined {
-  if (controlPlaneTables) return undefined;
-  return (controlPlaneLoad ??= Promise.all([
+const controlPlaneTables = lazyTable("the control plane's tables", async () => {
+  const [params, body, replies] = await Promise.all([
     import('../../generated/control-plane/params.validators.gen.js'),
     import('../../generated/control-plane/body.validators.gen.js'),
     import('../../generated/control-plane/reply.serializers.gen.js'),
-  ]).then(
-    ([params, body, replies]) => {
-      controlPlaneTables = { params: params as ValidatorTable, body: body as ValidatorTable, serializers: replies.serializers };
-    },
-    (err: unknown) => {
-      // a later request tries again, not the same failure forever
-      controlPlaneLoad = undefined;
-      throw err;
-    },
-  ));
-}
-function loadedControlPlaneTables(): Tables {
-  if (!controlPlaneTables) throw new Error("the control plane's tables were read before they loaded (ApiDocument.whenTables)");
-  return controlPlaneTables;
-}
+  ]);
+  return { params: params as ValidatorTable, body: body as ValidatorTable, serializers: replies.serializers as SerializerTable };
+});
+const agentServerBodies = lazyTable(
+  "the agent server's body validators",
+  async () => (await import('../../generated/agent-server/body.validators.gen.js')) as ValidatorTable,
+);
 
 export const apiDocuments: ApiDocument[] = [
   {
@@ -93,15 +103,16 @@ export const apiDocuments: ApiDocument[] = [
     securitySchemes: controlPlaneDocument.securitySchemes,
     operations: controlPlaneOperations,
     get params() {
-      return loadedControlPlaneTables().params;
+      return controlPlaneTables.get().params;
     },
     get body() {
-      return loadedControlPlaneTables().body;
+      return controlPlaneTables.get().body;
     },
     get serializers() {
-      return loadedControlPlaneTables().serializers;
+      return controlPlaneTables.get().serializers;
     },
-    whenTables: loadControlPlaneTables,
+    tablesLoaded: controlPlaneTables.loaded,
+    whenTables: () => controlPlaneTables.load(),
   },
   {
     key: 'agent-server',
@@ -111,8 +122,12 @@ export const apiDocuments: ApiDocument[] = [
     securitySchemes: agentServerDocument.securitySchemes,
     operations: agentServerOperations,
     params: asParams as ValidatorTable,
-    body: asBody as ValidatorTable,
+    get body() {
+      return agentServerBodies.get();
+    },
     serializers: asSerializers,
+    tablesLoaded: (operation) => !operation.body || agentServerBodies.loaded(),
+    whenTables: (operation) => (operation.body ? agentServerBodies.load() : undefined),
   },
 ];
 

@@ -2,7 +2,8 @@
 // MCP SDK for the first MCP request, the OpenTelemetry SDK for the first run, the Hono adapter
 // for a project with an http.app, jose for an agent card signing key, the CLI's other commands
 // (init's scaffold, build's image builder, the conformance suite) for those commands, the control plane's request
-// validators and reply serializers for its first request, and the reply serializers'
+// validators and reply serializers for its first request, the agent server's body validators for its first request
+// with a body, and the reply serializers'
 // validator (Ajv) for the first reply that needs one (each costs start time, which is bounded: ≤ 1 s to the first 200). Checked on
 // the shipped entry point with the shipped project file.
 import { test } from 'node:test';
@@ -34,7 +35,15 @@ test('the server on the embedded store answers without having loaded the pg driv
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, RECORD_LOADS: loads, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_API_KEYS: `${key}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11` },
+      // no run-path warm-up: its requests (after the first 200) would load the body validators this test waits to see loaded by its own
+      env: {
+        ...process.env,
+        RECORD_LOADS: loads,
+        AGENTPLANE_RUN_WORKER_WARMUP: '0',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: '',
+        AGENTPLANE_API_KEYS: `${key}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11`,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -84,6 +93,16 @@ test('the server on the embedded store answers without having loaded the pg driv
         (u) => /\/generated\/control-plane\/(params|body)\.validators\.gen\.js$|reply\.serializers\.gen\.js$/.test(u) && u.includes('/control-plane/'),
       );
     assert.deepEqual(controlPlaneTables(), [], 'no control-plane request yet: its request validators and reply serializers are not loaded');
+    const agentServerBodies = () => loaded().filter((u) => u.endsWith('/generated/agent-server/body.validators.gen.js'));
+    assert.deepEqual(agentServerBodies(), [], 'no agent-server request with a body yet: its body validators are not loaded');
+    // the first one loads them and is checked by them
+    const badThread = await fetch(`${url}/threads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ metadata: 'not an object' }),
+    });
+    assert.equal(badThread.status, 422, await badThread.text());
+    assert.equal(agentServerBodies().length, 1, 'the first request with a body loaded the body validators');
 
     // the first control-plane request loads them and is checked by them: a bad query is refused as the contract says
     const refused = await fetch(`${url}/v2/deployments?limit=nope`, { headers: { 'x-api-key': key } });

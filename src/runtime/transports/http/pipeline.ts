@@ -118,7 +118,7 @@ export interface PipelineOptions {
 interface Bound {
   operation: OperationSpec;
   handler: OperationHandler;
-  /** Its document's: undefined until that document's tables have loaded (ApiDocument.whenTables, the control plane's). */
+  /** undefined until the tables it reads have loaded (ApiDocument.whenTables: the control plane's, the agent server's bodies). */
   validators: OperationValidators | undefined;
   doc: ApiDocument;
   /** Anonymous calls allowed (an empty security requirement) unless auth is forced on. */
@@ -275,7 +275,7 @@ export function createPipeline(options: PipelineOptions) {
       bound.set(operation.operationId, {
         operation,
         handler,
-        validators: doc.whenTables ? undefined : validatorsOf(doc, operation),
+        validators: doc.tablesLoaded?.(operation) === false ? undefined : validatorsOf(doc, operation),
         doc,
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
         public: operation.security.length === 0,
@@ -289,9 +289,9 @@ export function createPipeline(options: PipelineOptions) {
   const { log } = options;
   const errorBases = errorShapedBases(options.documents);
 
-  /** The operation's validators once its document's tables have loaded (the first request of the control plane loads them). */
+  /** The operation's validators once the tables it reads have loaded (the first request that reads them loads them). */
   async function tablesLoaded(b: Bound): Promise<OperationValidators> {
-    await b.doc.whenTables?.();
+    await b.doc.whenTables?.(b.operation);
     return (b.validators ??= validatorsOf(b.doc, b.operation));
   }
 

@@ -13,7 +13,7 @@ import type { AppFactory } from '../../../../src/compose/server.ts';
 const controlPlane = apiDocuments.find((d) => d.key === 'control-plane')!;
 const agentServer = apiDocuments.find((d) => d.key === 'agent-server')!;
 // the control plane's serializers load with its first request (api.ts); these tests write its replies directly
-before(() => controlPlane.whenTables?.());
+before(() => controlPlane.whenTables?.(controlPlane.operations[0]));
 const op = (doc: typeof controlPlane, id: string) => doc.operations.find((o) => o.operationId === id)!;
 /** The response's example: the unnamed one, else the first named one (a component example). */
 function example(doc: typeof controlPlane, path: string, method: string, status: string) {
