@@ -1,4 +1,4 @@
-// `npx tsx scripts/bench/runCostByHistory.ts [tree] [windows] [seconds between]`: what a run
+// `npx tsx scripts/bench/runCostByHistory.ts [tree] [windows] [seconds between] [threads]`: what a run
 // costs the server's main thread as its thread's history grows (issue 87). The fan-out phase's
 // runs (`run.start` then the join, on 20 threads, back to back, no subscriber) go on for the
 // whole measurement; every `seconds between` the main thread's CPU time (its schedstat) per run
@@ -15,7 +15,8 @@ import { BENCH_GRAPH } from './graph.ts';
 const tree = process.argv[2] ?? '.';
 const windows = Number(process.argv[3] ?? 4);
 const between = Number(process.argv[4] ?? 15);
-const THREADS = 20;
+/** The phase's 20 by default; fewer make each thread's history grow faster. */
+const THREADS = Number(process.argv[5] ?? 20);
 const WINDOW_S = 5;
 const root = tree === '.' ? ROOT : prepareBaseline(tree, console.log).root;
 const mainThreadCpu = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;

@@ -80,6 +80,26 @@ export function runStoreContract(open: () => Promise<OpenedRuns>): void {
     assert.deepEqual(ids(await opened.runs.onThread('none')), []);
   });
 
+  it("finds the owner's first run on a thread, in receipt order, that a test accepts", async () => {
+    const opened = await open();
+    const marked = (r: RunRecord) => ({ ...r, kwargs: { marked: true } });
+    // stored out of order; another owner's marked run comes first by id
+    await stored(
+      opened,
+      marked(run('r4', 't1', 'tenant-a')),
+      run('r2', 't1', 'tenant-a'),
+      marked(run('r1', 't1', 'tenant-b')),
+      marked(run('r3', 't1', 'tenant-a')),
+      marked(run('r0', 't2', 'tenant-a')),
+    );
+    const isMarked = (r: RunRecord) => r.kwargs.marked === true;
+    assert.equal((await opened.runs.firstOnThread('t1', 'tenant-a', isMarked))?.run_id, 'r3');
+    assert.equal((await opened.runs.firstOnThread('t1', 'tenant-a', () => true))?.run_id, 'r2');
+    assert.equal((await opened.runs.firstOnThread('t1', 'tenant-b', isMarked))?.run_id, 'r1');
+    assert.equal(await opened.runs.firstOnThread('t1', 'tenant-c', () => true), undefined);
+    assert.equal(await opened.runs.firstOnThread('t1', 'tenant-a', () => false), undefined);
+  });
+
   it('deletes a run, and deleting one that is gone changes nothing', async () => {
     const opened = await open();
     await stored(opened, run('r1', 't1', 'tenant-a'), run('r2', 't1', 'tenant-a'));

@@ -25,6 +25,18 @@ export class PgRunStore extends CollectionRunStore {
     return this.docs(sql, params);
   }
 
+  /**
+   * The owner's first run on the thread in one statement when it is the one (a protocol
+   * thread's first run is), as the listing this replaced was one; the rest are read in a
+   * second only when it is not. Memory keeps nothing here to read ids from first.
+   */
+  override async firstOnThread(threadId: string, owner: string, matches: (run: RunRecord) => boolean): Promise<RunRecord | undefined> {
+    const sql = `SELECT doc FROM agentplane_runs WHERE thread_id = $1 AND owner = $2 ORDER BY run_id COLLATE "C" OFFSET $3 LIMIT $4`;
+    const [first] = await this.docs(sql, [threadId, owner, 0, 1]);
+    if (!first || matches(first)) return first;
+    return (await this.docs(sql, [threadId, owner, 1, null])).find(matches);
+  }
+
   override async countInFlight(owner: string): Promise<number> {
     const { rows } = await this.pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM agentplane_runs WHERE owner = $1 AND status = ANY('{pending,running}'::text[])`,
