@@ -18,6 +18,7 @@ import { openSubscribers } from './fanoutSubscribers.ts';
 import { runDrivers } from './fanoutDrivers.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mainThreadFile, selfByFunction, type CpuProfile } from './flame.ts';
+import { busyUs, inclusiveOurs, within } from './profileWindow.ts';
 import { BENCH_GRAPH } from './graph.ts';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -88,46 +89,6 @@ function gcSummary(gcs: [number, number, string][]): string {
   return [...by]
     .map(([kind, ms]) => `${kind} ${ms.length}× total ${Math.round(ms.reduce((a, b) => a + b, 0))} ms, p99 ${r2(p(ms, 0.99))}, max ${r2(Math.max(...ms))}`)
     .join('; ');
-}
-
-/** The profile's samples taken between two points of its clock (µs): the measured stretch alone. */
-function within(profile: CpuProfile & { startTime: number }, fromUs: number, toUs: number): CpuProfile {
-  const samples: number[] = [];
-  const timeDeltas: number[] = [];
-  let clock = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    clock += profile.timeDeltas[i] ?? 0;
-    if (clock < fromUs || clock > toUs) return;
-    samples.push(id);
-    timeDeltas.push(samples.length === 1 ? 0 : (profile.timeDeltas[i] ?? 0));
-  });
-  return { nodes: profile.nodes, samples, timeDeltas };
-}
-
-function busyUs(profile: CpuProfile): number {
-  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
-  return profile.samples.reduce((sum, id, i) => sum + (idle.has(id) ? 0 : (profile.timeDeltas[i] ?? 0)), 0);
-}
-
-/** Each function of our sources (dist/src, src) by the time it was on the stack, largest first. */
-function inclusiveOurs(profile: CpuProfile): [string, number][] {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const total = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const seen = new Set<string>();
-    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
-      const { functionName, url, lineNumber } = byId.get(n)!.callFrame;
-      const at = url.lastIndexOf('/src/');
-      if (at < 0) continue;
-      const key = `${functionName || '(anonymous)'} ${url.slice(at + 1)}:${lineNumber + 1}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      total.set(key, (total.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
-    }
-  });
-  return [...total].sort((a, b) => b[1] - a[1]);
 }
 
 for (let round = 0; round < rounds; round += 1) {

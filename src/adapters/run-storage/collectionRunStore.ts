@@ -40,6 +40,15 @@ export class CollectionRunStore implements RunStore {
   }
 
   async firstOnThread(threadId: string, owner: string, matches: (run: RunRecord) => boolean): Promise<RunRecord | undefined> {
+    // the owner's first run, found in one pass over what memory keeps of the thread's runs (no
+    // object made for each): usually the one (a protocol thread's first run is a protocol run).
+    // A record stored without an owner has no owner field to compare: those go the long way.
+    if (owner !== '') {
+      const [first] = await this.runs.list({ where: { thread_id: threadId, owner }, orderBy: 'run_id', limit: 1, fields: ['run_id'] });
+      if (!first) return undefined;
+      const run = await this.runs.get(first.run_id);
+      if (run && matches(run)) return run;
+    }
     const ids = (await this.runs.list({ where: { thread_id: threadId }, fields: ['run_id', ...OWNER] }))
       .filter((run) => ownerOf(run) === owner)
       .map((run) => run.run_id)
