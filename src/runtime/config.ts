@@ -100,7 +100,7 @@ export interface ServerConfig {
   agentServerAuth: boolean;
   /** fsync every journal write (AGENTPLANE_FSYNC=1). */
   fsync: boolean;
-  /** MB of paged values (threads, runs, checkpoints) the embedded store keeps in memory once read or written (AGENTPLANE_STORE_CACHE_MB, default 64). */
+  /** MB of heap the paged values (threads, runs, checkpoints) the embedded store keeps in memory once read or written may take (AGENTPLANE_STORE_CACHE_MB, default 64). */
   storeCacheMb: number;
   /** PostgreSQL connection URL (DATABASE_URL / --database); null keeps the embedded store. */
   databaseUrl: string | null;

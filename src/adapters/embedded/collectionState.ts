@@ -3,7 +3,7 @@
 // collection's insertion order and its indexes. A grouped collection (recordGroups.ts) holds
 // one of these per group of records, loaded while the group is in use.
 import { OrderedIds, type Positions } from './orderedIds.ts';
-import type { PagedFiles, ValueCache, Location } from './pagedValues.ts';
+import { cacheCost, type PagedFiles, type ValueCache, type Location } from './pagedValues.ts';
 import type { KeptStrings } from './keptStrings.ts';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 
@@ -131,7 +131,7 @@ export class CollectionState {
     if (cached) return cached;
     const where = placeOf(entry);
     const value = deepFreeze(JSON.parse(paging.files.read(where).toString('utf8')) as object);
-    paging.cache.put(entry, value, where.len);
+    paging.cache.put(entry, value, cacheCost(value));
     return value;
   }
 
@@ -179,7 +179,7 @@ export class CollectionState {
     else {
       // held whole until now (loaded from a shard written before paging): the cache takes it
       entry.keys = keysOf(paging.kept, entry.value!, strings);
-      paging.cache.put(entry, entry.value!, where.len);
+      paging.cache.put(entry, entry.value!, cacheCost(entry.value!));
       entry.value = undefined;
     }
     entry.file = where.file;

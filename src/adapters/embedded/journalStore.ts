@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Collection, CollectionOptions, Store, WriteOp } from '../../domain/ports/store.ts';
-import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
+import { PagedFiles, ValueCache, cacheCost, type Location } from './pagedValues.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
@@ -111,7 +111,7 @@ export interface JournalStoreOptions {
   paged?: Readonly<Record<string, readonly string[]>>;
   /** Per paged collection, kept values few of its records hold, looked up before its records are loaded after a start (pagedCollections.ts FEW_VALUES). */
   few?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
-  /** The budget, in bytes of JSON, of the paged values kept in memory once read or written. */
+  /** The budget, in bytes of heap (pagedValues.ts cacheCost), of the paged values kept in memory once read or written. */
   cacheBytes?: number;
   /**
    * Paged collections whose records are kept in groups, a thread's together (pagedCollections.ts
@@ -577,7 +577,7 @@ export class JournalStore implements Store {
         // made whole at once: fields added to an entry made without them went to a second object (~50 bytes a record)
         const located: Kept = { seq: entry.seq, value: undefined, slot: -1, file: this.segmentNumber, at: lineStart + place.at, len: place.len, keys };
         state.set(id, located);
-        this.cache.put(located, value, place.len);
+        this.cache.put(located, value, cacheCost(value));
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);

@@ -29,7 +29,7 @@ export const FEW_VALUES: Readonly<Record<string, Readonly<Record<string, readonl
   runs: { status: ['pending', 'running'] },
 };
 
-/** The default budget of paged values kept in memory once read or written: 64 MB of their JSON (AGENTPLANE_STORE_CACHE_MB). */
+/** The default budget of paged values kept in memory once read or written: 64 MB of the heap they cost (AGENTPLANE_STORE_CACHE_MB). */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**

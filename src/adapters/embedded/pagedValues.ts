@@ -2,10 +2,11 @@
 // journal line or snapshot shard that holds their JSON, read back on demand through a bounded
 // cache. The heap keeps per record only where its bytes are (file, offset, length) and the few
 // fields its indexes and orders need; the cache keeps the values read or written last, up to a
-// budget of JSON bytes. The files are read through descriptors opened once: a snapshot renames a
+// budget of the heap they cost (heapSize.ts). The files are read through descriptors opened once: a snapshot renames a
 // new shard over the old one and a retired journal file is deleted, yet a record still located in
 // the old inode reads it until it has been moved, and its descriptor is closed only then.
 import fs from 'node:fs';
+import { heapBytesOf } from './heapSize.ts';
 
 /** Where a value's JSON is: a file of `PagedFiles`, its byte offset and length. */
 export interface Location {
@@ -90,6 +91,18 @@ export class PagedFiles {
   }
 }
 
+/** What a value held costs the heap beyond itself: its Held below and its slot in the map (~100 bytes). */
+const HELD_BYTES = 112;
+
+/**
+ * What a paged value costs the cache's budget: the heap it and its place in the cache take, not
+ * its JSON (a value parsed from 1 byte of JSON weighs ~1.5-1.8 bytes of heap, and an entry of
+ * the cache ~100 bytes more), so that AGENTPLANE_STORE_CACHE_MB is what the cache holds.
+ */
+export function cacheCost(value: object): number {
+  return heapBytesOf(value) + HELD_BYTES;
+}
+
 /** A held value and its neighbours in recency order. */
 interface Held<K> {
   key: K;
@@ -100,8 +113,8 @@ interface Held<K> {
 }
 
 /**
- * The values read or written last, least recently used evicted first, within a budget of JSON
- * bytes. Recency is a list of its own, not the map's insertion order: moving a hit to the map's
+ * The values read or written last, least recently used evicted first, within a budget of
+ * bytes (what each costs: cacheCost). Recency is a list of its own, not the map's insertion order: moving a hit to the map's
  * newest end (delete, then set the same key) leaves each deleted copy in the key's hash chain
  * until the table is rebuilt, so a value read again and again in a large cache walked thousands
  * of them: ~45 µs a read with 20,000 values held, and a thread polled by GET /threads/{id} among
