@@ -4,7 +4,8 @@
 // keeps per group where that line is and how many records it lists; a group in use is held
 // whole (a CollectionState of its own: entries, order, indexes), and let go again once it is
 // on disk as it is and more records are held than the budget, the least recently used first.
-// A group changed since its shard was last written is held until the next snapshot writes it.
+// A group changed since its shard was last written is let go the same way, its records' places
+// set aside off the heap (setAside.ts) until it is used again or the next snapshot writes it.
 //
 // A thread of 10 runs of the `agent` graph has ~170 such records: held, ~380 bytes of heap each;
 // let go, ~200 bytes for the three groups together.
@@ -14,6 +15,7 @@ import { groupOf } from './pagedCollections.ts';
 import { pagedRecords } from './pagedShards.ts';
 import { readGroupLine, type Side } from './groupedIndex.ts';
 import { LoadStrings } from './keptStrings.ts';
+import { filesOf, setAside, takeBack } from './setAside.ts';
 import type { IndexedRecord } from './pagedIndex.ts';
 
 /**
@@ -49,9 +51,11 @@ export interface Group {
   side: Side;
   at: number;
   len: number;
-  /** Its records (when not held: as many as its line lists). */
+  /** Its records (when not held: as many as its line, or what is set aside, lists). */
   count: number;
   state: CollectionState | null;
+  /** While not held and changed since its line was written: its records' places, set aside (setAside.ts). */
+  aside: Buffer | null;
   /** Counts its changes: a snapshot records where a group is only when it did not change meanwhile. */
   version: number;
   older: Group | null;
@@ -128,7 +132,7 @@ export class RecordGroups implements RecordSet {
     const key = groupOf(id);
     let group = this.byKey.get(key);
     if (!group) {
-      group = { key, file: 0, side: 0, at: 0, len: 0, count: 0, state: null, version: 0, older: null, newer: null };
+      group = { key, file: 0, side: 0, at: 0, len: 0, count: 0, state: null, aside: null, version: 0, older: null, newer: null };
       this.byKey.set(key, group);
     }
     const state = this.hold(group);
@@ -167,7 +171,19 @@ export class RecordGroups implements RecordSet {
   addOnDisk(line: { key: string; at: number; len: number; count: number }, file: number, side: Side): boolean {
     if (this.byKey.has(line.key)) return false;
     this.paging.files.ref(file);
-    this.byKey.set(line.key, { key: line.key, file, side, at: line.at, len: line.len, count: line.count, state: null, version: 0, older: null, newer: null });
+    this.byKey.set(line.key, {
+      key: line.key,
+      file,
+      side,
+      at: line.at,
+      len: line.len,
+      count: line.count,
+      state: null,
+      aside: null,
+      version: 0,
+      older: null,
+      newer: null,
+    });
     this.total += line.count;
     return true;
   }
@@ -188,6 +204,7 @@ export class RecordGroups implements RecordSet {
   recordsOf(group: Group): [string, Kept][] {
     const state = group.state;
     if (state) return [...state.order.forward()].map((id) => [id, state.records.get(id)!]);
+    if (group.aside) return takeBack(group.aside, this.paging.kept);
     return this.lineOf(group).map((row) => [row.id, { seq: row.seq, value: undefined, slot: -1, file: group.file, at: row.at, len: row.len, keys: row.keys }]);
   }
 
@@ -201,17 +218,23 @@ export class RecordGroups implements RecordSet {
     const files = this.paging.files;
     files.ref(file);
     if (group.file) files.unref(group.file);
+    if (group.aside) {
+      // what was set aside is on that line now
+      for (const number of filesOf(group.aside)) files.unref(number);
+      group.aside = null;
+    }
     group.file = file;
     group.side = side;
     group.at = line.at;
     group.len = line.len;
   }
 
-  /** Lets go of the least recently used groups on disk as they are, until the records held are within the budget. */
+  /** Lets go of the least recently used groups, until the records held are within the budget: those changed since their line was written are set aside. */
   trim(): void {
     for (let group = this.oldest; group && this.held > this.budget && group !== this.newest;) {
       const newer: Group | null = group.newer;
       if (group.file) this.letGo(group);
+      else this.setAside(group);
       group = newer;
     }
   }
@@ -227,17 +250,20 @@ export class RecordGroups implements RecordSet {
     const state = new CollectionState(this.paging);
     for (const field of this.indexes) state.addIndex(field);
     const strings = new LoadStrings();
-    const rows = this.lineOf(group).sort((a, b) => a.seq - b.seq);
-    for (const row of rows)
-      state.set(strings.share(row.id), {
-        seq: row.seq,
-        value: undefined,
-        slot: -1,
-        file: group.file,
-        at: row.at,
-        len: row.len,
-        keys: keptKeys(row.keys, strings),
-      });
+    const rows: [string, Kept][] = group.aside
+      ? takeBack(group.aside, this.paging.kept)
+      : this.lineOf(group)
+          .sort((a, b) => a.seq - b.seq)
+          .map((row) => [row.id, { seq: row.seq, value: undefined, slot: -1, file: group.file, at: row.at, len: row.len, keys: row.keys }]);
+    for (const [id, entry] of rows) {
+      entry.keys = keptKeys(entry.keys!, strings);
+      state.set(strings.share(id), entry);
+    }
+    if (group.aside) {
+      // each entry holds its file open now (state.set), not what was set aside
+      for (const [, entry] of rows) this.paging.files.unref(entry.file!);
+      group.aside = null;
+    }
     this.total += rows.length - group.count;
     group.count = rows.length;
     group.state = state;
@@ -274,6 +300,19 @@ export class RecordGroups implements RecordSet {
     group.version += 1;
     if (group.file) this.paging.files.unref(group.file);
     group.file = 0;
+  }
+
+  /** Lets go of a group changed since its line was written: its records' places set aside, each file held open by them; kept held when one is not on disk. */
+  private setAside(group: Group): void {
+    const state = group.state!;
+    const aside = setAside(this.recordsOf(group), this.paging.kept);
+    if (!aside) return;
+    group.aside = aside;
+    group.count = state.records.size;
+    state.releaseCached();
+    group.state = null;
+    this.held -= group.count;
+    this.unlink(group);
   }
 
   private letGo(group: Group): void {
