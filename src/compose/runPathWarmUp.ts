@@ -66,6 +66,9 @@ export async function warmRunPath({ executor, maxBodyBytes, disk, parentDir = os
   if (warmUpWouldShow()) return 0;
   const silent = createLogger('silent');
   const dir = fs.mkdtempSync(path.join(parentDir, 'agentplane-warm-up-'));
+  // a server stopped while it runs exits before its end: its directory goes all the same
+  const removeWarmUpDir = () => fs.rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeWarmUpDir);
   try {
     const store = await openJournalStore({ dataDir: disk ? path.join(dir, 'data') : null, fsync: disk?.fsync, cacheBytes: disk?.cacheBytes, log: silent });
     try {
@@ -74,7 +77,8 @@ export async function warmRunPath({ executor, maxBodyBytes, disk, parentDir = os
       await store.close();
     }
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    process.off('exit', removeWarmUpDir);
+    removeWarmUpDir();
   }
 }
 

@@ -103,7 +103,7 @@ it('leaves the worker to a run of the project that comes meanwhile: the run goes
 it('takes the path of the project’s runs: over a socket, through runs-ahead, over a store on disk, in a directory of its own that is gone afterwards', async () => {
   const ahead = new RunsAhead(pool, async () => null, { kindOf: () => 'langgraph', log: createLogger('silent') });
   const parentDir = tempDir();
-  const seen: { socket: boolean; journal: string[]; asked: string[] } = { socket: false, journal: [], asked: [] };
+  const seen: { socket: boolean; journal: string[]; asked: string[]; removedAtExit: boolean } = { socket: false, journal: [], asked: [], removedAtExit: false };
   const messages = await warmRunPath({
     maxBodyBytes: 1024 * 1024,
     disk: { fsync: false, cacheBytes: 1024 * 1024 },
@@ -117,6 +117,8 @@ it('takes the path of the project’s runs: over a socket, through runs-ahead, o
           const [dir] = fs.readdirSync(parentDir);
           seen.socket ||= fs.existsSync(path.join(parentDir, dir, 'http.sock'));
           seen.journal = fs.readdirSync(path.join(parentDir, dir, 'data', 'journal'));
+          // a server stopped meanwhile exits before the warm-up's end: its directory is removed at the exit
+          seen.removedAtExit ||= process.listeners('exit').some((listener) => listener.name === 'removeWarmUpDir');
           return stores.nextOnThread!(threadId);
         },
       }),
@@ -126,6 +128,8 @@ it('takes the path of the project’s runs: over a socket, through runs-ahead, o
   assert.ok(seen.journal.length > 0, 'its store wrote a journal on disk');
   if (process.platform !== 'win32') assert.ok(seen.socket, 'its requests came over a socket');
   assert.deepEqual(fs.readdirSync(parentDir), [], 'its directory was removed once it was over');
+  assert.ok(seen.removedAtExit, 'while it ran, the process’s exit would have removed its directory');
+  assert.ok(!process.listeners('exit').some((listener) => listener.name === 'removeWarmUpDir'), 'and no longer once it was over');
   assert.deepEqual(ahead.startedAhead, { offered: 0, started: 0, went: 0, dropped: 0 }, 'no run was started ahead');
   assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start, and started none');
 });
