@@ -25,8 +25,11 @@ function stringBytes(value: string): number {
   return align(STRING + value.length * (wide ? 2 : 1));
 }
 
-/** The estimated heap bytes of `value` (plain data: objects, arrays, strings, numbers, booleans, null). */
-export function heapBytesOf(value: unknown): number {
+/**
+ * The estimated heap bytes of `value` (plain data: objects, arrays, strings, numbers, booleans,
+ * null); `knownPart` gives those of a top-level field already counted once (writtenParts.ts).
+ */
+export function heapBytesOf(value: unknown, knownPart?: (part: unknown) => number | undefined): number {
   switch (typeof value) {
     case 'string':
       return stringBytes(value);
@@ -45,6 +48,9 @@ export function heapBytesOf(value: unknown): number {
   }
   const keys = Object.keys(value);
   let bytes = 0;
-  for (const key of keys) bytes += heapBytesOf((value as Record<string, unknown>)[key]);
+  for (const key of keys) {
+    const part = (value as Record<string, unknown>)[key];
+    bytes += knownPart?.(part) ?? heapBytesOf(part);
+  }
   return bytes + OBJECT + (keys.length > FAST_KEYS ? keys.length * 6 * WORD : keys.length * WORD);
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Collection, CollectionOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, cacheCost, type Location } from './pagedValues.ts';
+import { knownPart, recordJson, rememberParts, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
@@ -560,7 +561,7 @@ export class JournalStore implements Store {
       }
     }
     // what cannot be written as JSON and read back is refused before anything is written
-    const { text, places } = serialise(lines, paged);
+    const { text, places, fresh } = serialise(lines, paged);
     const lineStart = this.segmentBytes;
     if (this.fd !== null) this.append(Buffer.from(text + '\n'));
     this.seq = seq;
@@ -571,6 +572,8 @@ export class JournalStore implements Store {
       if (entry && place) {
         // the value stays where the journal line put it; the cache holds it while it is recent
         const value = frozenCopy(entry.value!);
+        // the text of its large parts, for the next write of the same parts (a thread's values, at the next run's enqueue)
+        rememberParts(value, fresh[i] ?? []);
         // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
         const id = this.strings.share(op.id);
         const keys = keysOf(state.paging!.kept, value, this.strings);
@@ -964,21 +967,22 @@ export class JournalStore implements Store {
 type Place = Omit<Location, 'file'>;
 
 /** The text of a put whose value is paged, and where the value is in it. */
-function pagedOpText(op: [string, string, number, object]): { text: string; at: number; len: number } {
+function pagedOpText(op: [string, string, number, object]): { text: string; at: number; len: number; fresh: FreshPart[] } {
   const head = `${JSON.stringify([op[0], op[1], op[2]]).slice(0, -1)},`;
-  const body = JSON.stringify(op[3]) as string | undefined;
+  const { json: body, fresh } = recordJson(op[3]);
   if (body === undefined) throw new Error('its value has no JSON');
-  return { text: `${head}${body}]`, at: Buffer.byteLength(head), len: Buffer.byteLength(body) };
+  return { text: `${head}${body}]`, at: Buffer.byteLength(head), len: Buffer.byteLength(body), fresh };
 }
 
 /**
  * The journal line of a batch, as JSON.stringify(lines) writes it, with where each value that
  * `paged` marks sits in it; or a StoreWriteError naming the record that cannot be one.
  */
-function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places: (Place | undefined)[] } {
+function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places: (Place | undefined)[]; fresh: FreshPart[][] } {
   let text: string | undefined;
   let problem = '';
   const places: (Place | undefined)[] = [];
+  const fresh: FreshPart[][] = [];
   try {
     if (!paged.includes(true)) text = JSON.stringify(lines);
     else {
@@ -986,9 +990,10 @@ function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places
       let bytes = 1; // the opening bracket
       lines.forEach((op, i) => {
         if (paged[i] && op.length === 4) {
-          const { text: part, at, len } = pagedOpText(op);
+          const { text: part, at, len, fresh: made } = pagedOpText(op);
           parts.push(part);
           places[i] = { at: bytes + at, len };
+          fresh[i] = made;
           bytes += at + len + 2; // its closing bracket and the comma after it
         } else {
           const part = JSON.stringify(op);
@@ -1003,8 +1008,8 @@ function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places
   }
   // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
   // record is a long string that a scan of the line would walk character by character
-  const tooDeep = text === undefined ? undefined : lines.find((op) => op.length === 4 && nestsDeeper(op[3], STORE_MAX_DEPTH));
-  if (text !== undefined && !tooDeep) return { text, places };
+  const tooDeep = text === undefined ? undefined : lines.find((op) => op.length === 4 && recordNestsTooDeep(op[3]));
+  if (text !== undefined && !tooDeep) return { text, places, fresh };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =
     tooDeep ??
@@ -1018,6 +1023,19 @@ function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places
     });
   const named = which ? `${which[0]}/${which[1]}` : 'a record';
   throw new StoreWriteError('unserialisable', `The record ${named} cannot be stored: ${problem}. Nothing was stored.`);
+}
+
+/**
+ * Whether a record nests deeper than STORE_MAX_DEPTH: its parts the store wrote and kept before
+ * (writtenParts.ts) were checked then, at the same place in a record, and are not walked again.
+ */
+function recordNestsTooDeep(value: object): boolean {
+  if (Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return nestsDeeper(value, STORE_MAX_DEPTH);
+  for (const key of Object.keys(value)) {
+    const part = (value as Record<string, unknown>)[key];
+    if (!knownPart(part) && nestsDeeper(part, STORE_MAX_DEPTH - 1)) return true;
+  }
+  return false;
 }
 
 /**

@@ -7,6 +7,7 @@
 // the old inode reads it until it has been moved, and its descriptor is closed only then.
 import fs from 'node:fs';
 import { heapBytesOf } from './heapSize.ts';
+import { knownPart } from './writtenParts.ts';
 
 /** Where a value's JSON is: a file of `PagedFiles`, its byte offset and length. */
 export interface Location {
@@ -100,7 +101,8 @@ const HELD_BYTES = 112;
  * the cache ~100 bytes more), so that AGENTPLANE_STORE_CACHE_MB is what the cache holds.
  */
 export function cacheCost(value: object): number {
-  return heapBytesOf(value) + HELD_BYTES;
+  // a part written before (a thread's values) is counted from what was remembered of it, with its text, not walked again
+  return heapBytesOf(value, (part) => knownPart(part)?.heap) + HELD_BYTES;
 }
 
 /** A held value and its neighbours in recency order. */

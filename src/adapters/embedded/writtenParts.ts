@@ -1,0 +1,71 @@
+// The large parts of paged records the store has written, with their JSON text (issue 87). A
+// thread's record carries its whole `values` (every message of the thread), and a run writes
+// the record twice: its enqueue marks the thread busy with the values it read, its end writes
+// the new values. Each write serialised the values again, and walked them for their depth and
+// their heap, so a run's cost grew with its thread's history. What the store keeps is frozen,
+// so the text of a kept part cannot change: a record written again with the same part (the
+// same object) reuses its text, spliced in where JSON.stringify would write it, and skips its
+// walks. The journal's bytes are those JSON.stringify gives; nothing on disk changes.
+import { heapBytesOf } from './heapSize.ts';
+
+/** A part smaller than this is serialised again: its text would cost more to keep than to make. */
+export const KNOWN_PART_CHARS = 1024;
+
+interface Known {
+  json: string;
+  /** Its estimated heap and its text's (heapSize.ts). */
+  heap: number;
+}
+
+/** Keyed by the kept (frozen) part: an entry lives as long as some kept record or reader holds the part. */
+const known = new WeakMap<object, Known>();
+
+/** A top-level field's text, made when the record was serialised, to remember once the record is kept. */
+export type FreshPart = [key: string, json: string];
+
+function isPlain(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return Array.isArray(value) || prototype === Object.prototype || prototype === null;
+}
+
+function hasToJSON(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function';
+}
+
+/** The part's remembered entry, if it is one the store wrote and kept. */
+export function knownPart(part: unknown): Known | undefined {
+  return part !== null && typeof part === 'object' ? known.get(part) : undefined;
+}
+
+/**
+ * JSON.stringify(value), with the text of each top-level field the store wrote before taken as
+ * it was; and the large fields' texts made now (`fresh`), for `rememberParts` once the record is
+ * kept. A value that is not a plain object, or has a toJSON at its top, is serialised whole.
+ */
+export function recordJson(value: object): { json: string | undefined; fresh: FreshPart[] } {
+  const fresh: FreshPart[] = [];
+  if (Array.isArray(value) || !isPlain(value) || hasToJSON(value)) return { json: JSON.stringify(value) as string | undefined, fresh };
+  const parts: string[] = [];
+  for (const key of Object.keys(value)) {
+    const part = (value as Record<string, unknown>)[key];
+    let json = knownPart(part)?.json;
+    if (json === undefined) {
+      // a field's toJSON is called with its key by JSON.stringify: the whole value is, then
+      if (hasToJSON(part)) return { json: JSON.stringify(value), fresh: [] };
+      json = JSON.stringify(part) as string | undefined;
+      if (json === undefined) continue; // undefined, a function or a symbol: JSON.stringify leaves the key out
+      if (json.length >= KNOWN_PART_CHARS && part !== null && typeof part === 'object') fresh.push([key, json]);
+    }
+    parts.push(`${JSON.stringify(key)}:${json}`);
+  }
+  return { json: `{${parts.join(',')}}`, fresh };
+}
+
+/** Remembers the text of the kept record's parts serialised for it (recordJson's `fresh`). */
+export function rememberParts(kept: object, fresh: readonly FreshPart[]): void {
+  for (const [key, json] of fresh) {
+    const part = (kept as Record<string, unknown>)[key];
+    if (part === null || typeof part !== 'object' || !Object.isFrozen(part) || !isPlain(part) || known.has(part)) continue;
+    known.set(part, { json, heap: heapBytesOf(part) + heapBytesOf(json) });
+  }
+}
