@@ -101,6 +101,17 @@ export class CollectionState {
 
   readonly groups = null;
 
+  /**
+   * Per field a list asked the first record of by its order (firstInOrder, a thread's newest
+   * checkpoint at every run): whether the records' order (and each index's) is also ascending by
+   * it, with the key of the last record added, kept as records come and go; 'unordered' once a
+   * record broke it. Checkpoint ids are time-ordered and written in that order but for a late
+   * write (a cancelled run's), so the newest is found at the end, not by a pass over them all.
+   */
+  private readonly ascending = new Map<string, { last: string } | 'unordered'>();
+  /** False once an update moved a record to the end of an index (a changed indexed field): the indexes' orders are not the records'. */
+  private indexesInOrder = true;
+
   constructor(readonly paging: Paging | null) {}
 
   get size(): number {
@@ -156,15 +167,56 @@ export class CollectionState {
       const before = previous && this.fieldOf(previous, field);
       const after = this.fieldOf(entry, field);
       if (previous && before === after) continue;
+      if (previous) this.indexesInOrder = false;
       if (this.holdsInIndex(field, before)) dropFromIndex(index, before, id);
       if (this.holdsInIndex(field, after)) addToIndex(index, after, id);
     }
+    for (const [field, state] of this.ascending) {
+      if (state === 'unordered') continue;
+      const key = this.orderKey(entry, field);
+      if (previous) {
+        if (key !== this.orderKey(previous, field)) this.ascending.set(field, 'unordered');
+      } else if (key >= state.last) state.last = key;
+      else this.ascending.set(field, 'unordered');
+    }
     if (previous) this.release(previous);
+  }
+
+  /**
+   * Whether the records are in ascending order of `field` (equal keys allowed), in the
+   * collection's order and in each index's; only for a field memory keeps. The first ask is a
+   * pass over the records; later ones are answered from what each write kept.
+   */
+  ascendingBy(field: string): boolean {
+    if (!this.indexesInOrder || (this.paging && !this.paging.kept.includes(field))) return false;
+    let state = this.ascending.get(field);
+    if (state === undefined) {
+      let last = '';
+      state = { last };
+      for (const id of this.order.forward()) {
+        const key = this.orderKey(this.records.get(id)!, field);
+        if (key < last) {
+          state = 'unordered';
+          break;
+        }
+        last = key;
+      }
+      if (state !== 'unordered') state.last = last;
+      this.ascending.set(field, state);
+    }
+    return state !== 'unordered';
+  }
+
+  /** The key a record is ordered by (ListOptions.orderBy). */
+  orderKey(entry: Kept, field: string): string {
+    return String(this.fieldOf(entry, field) ?? '');
   }
 
   remove(id: string): void {
     const previous = this.records.get(id);
     if (!previous) return;
+    // a removal keeps an order ascending; one that was not may be now: asked again, it is found again
+    for (const [field, state] of this.ascending) if (state === 'unordered') this.ascending.delete(field);
     this.unindex(id, previous);
     this.order.delete(id); // before the entry goes: the entry holds its place
     this.records.delete(id);

@@ -83,7 +83,9 @@ export class JournalCollection<T extends object> implements Collection<T> {
     const value = this.reader(holder, options.fields);
     // the first by the order alone (a thread's newest checkpoint, at every run): one pass, no sort
     if (options.orderBy !== undefined && limit === 1 && offset === 0) {
-      const first = firstInOrder(holder, scan(holder, { ...options, reverse: false }, value), options, options.orderBy);
+      const first = holder.ascendingBy(options.orderBy)
+        ? firstOfAscending(holder, scan(holder, options, value), options.below, options.orderBy)
+        : firstInOrder(holder, scan(holder, { ...options, reverse: false }, value), options, options.orderBy);
       return first ? [value(first)] : [];
     }
     if (options.orderBy !== undefined)
@@ -170,7 +172,7 @@ function firstInOrder<T>(state: CollectionState, entries: Iterable<Kept>, option
   let best: Kept | undefined;
   let bestKey = '';
   for (const entry of entries) {
-    const key = String(state.fieldOf(entry, field) ?? '');
+    const key = state.orderKey(entry, field);
     if (below !== undefined && !(key < below)) continue;
     if (best === undefined || (options.reverse ? key >= bestKey : key < bestKey)) {
       best = entry;
@@ -178,6 +180,17 @@ function firstInOrder<T>(state: CollectionState, entries: Iterable<Kept>, option
     }
   }
   return best;
+}
+
+/**
+ * firstInOrder's answer where the records are in ascending order of `field` (ascendingBy),
+ * scanned in the direction asked: the first below `below`. The first forward is the least key
+ * and among equals the first; the first backward the greatest and among equals the last
+ * forward, as the reversed stable sort puts it. Only records at or above `below` are passed by.
+ */
+function firstOfAscending(state: CollectionState, entries: Iterable<Kept>, below: string | undefined, field: string): Kept | undefined {
+  for (const entry of entries) if (below === undefined || state.orderKey(entry, field) < below) return entry;
+  return undefined;
 }
 
 /** The matching records' entries of one state in order; a paged record is read only when a filter needs more than memory keeps of it. */
