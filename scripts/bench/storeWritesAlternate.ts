@@ -3,7 +3,9 @@
 // baseline), in alternating rounds on fresh data directories: `records` (default 20,000) puts of
 // a run-like record (~2 KB) into the paged `runs` collection with its indexes, each put a
 // journal line as a request's, then a snapshot (flush). Prints each tree's CPU ms per 1,000
-// puts, with the snapshot, and the medians' ratio, with the load average.
+// puts, with the snapshot, and the medians' ratio, with the load average. STORE_WRITES_BODY=messages
+// puts ten LangChain-like messages (~4 KB of JSON, mostly small objects, parsed anew for each put
+// as a request's body is) in place of the one 2 KB string: what a walk of each value costs.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +29,21 @@ const trees = await Promise.all(
 );
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'store-writes-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const body = 'x'.repeat(2000);
+const messages = JSON.stringify(
+  Array.from({ length: 10 }, (_, m) => ({
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', m % 2 ? 'AIMessage' : 'HumanMessage'],
+    kwargs: {
+      content: `message ${m} `.repeat(8),
+      additional_kwargs: {},
+      response_metadata: { tokens: 12 + m, score: 0.5 + m },
+      id: `msg-${m}`,
+      tool_calls: [],
+    },
+  })),
+);
+const body = (): unknown => (process.env.STORE_WRITES_BODY === 'messages' ? JSON.parse(messages) : 'x'.repeat(2000));
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
@@ -48,7 +64,7 @@ for (let i = 0; i < rounds; i += 1) {
         owner: 'o',
         created_at: 'now',
         updated_at: 'now',
-        body,
+        body: body(),
       });
     }
     await store.flush();
