@@ -2,7 +2,8 @@
 // store's runs/s in this tree and another (a built checkout of a baseline), in alternating
 // rounds, each on a fresh server and data directory: `runs` (default 600) runs of the shipped
 // `agent` graph, 10 a thread, 8 at a time (as history.ts makes a history), from the first thread
-// created to the last run's answer. Prints each tree's runs/s, their medians' ratio and the load.
+// created to the last run's answer. Prints each tree's runs/s and the server's CPU per run (its
+// process and run workers: steadier than runs/s on a loaded machine), their medians' ratios and the load.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,8 +16,8 @@ const rounds = Number(process.argv[3] ?? 3);
 const RUNS = Number(process.argv[4] ?? 600);
 const CONCURRENCY = 8;
 const trees = [
-  { name: 'this tree', root: ROOT, rates: [] as number[] },
-  { name: path.basename(path.resolve(other)), root: path.resolve(other), rates: [] as number[] },
+  { name: 'this tree', root: ROOT, rates: [] as number[], cpu: [] as number[] },
+  { name: path.basename(path.resolve(other)), root: path.resolve(other), rates: [] as number[], cpu: [] as number[] },
 ];
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'runs-alternate-'));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -41,13 +42,18 @@ for (let i = 0; i < rounds; i += 1) {
       graphs: { agent: `${path.join(ROOT, 'examples/graphs/agent.ts')}:agent` },
     });
     try {
+      const cpu = ap.cpu();
       tree.rates.push(await runsPerSecond(ap));
+      tree.cpu.push(((ap.cpu() - cpu) / RUNS) * 1000);
     } finally {
       await ap.stop();
     }
-    console.log(`round ${i + 1} ${tree.name}: ${tree.rates.at(-1)!.toFixed(1)} runs/s; load ${load()}`);
+    console.log(`round ${i + 1} ${tree.name}: ${tree.rates.at(-1)!.toFixed(1)} runs/s, ${tree.cpu.at(-1)!.toFixed(1)} CPU ms a run; load ${load()}`);
   }
 }
 fs.rmSync(work, { recursive: true, force: true });
 for (const t of trees) console.log(`${t.name}: median ${median(t.rates).toFixed(1)} runs/s of ${t.rates.map((r) => r.toFixed(1)).join(', ')}`);
-console.log(`this tree ÷ other: ${(median(trees[0]!.rates) / median(trees[1]!.rates)).toFixed(3)}; load average ${load()}`);
+for (const t of trees) console.log(`${t.name}: median ${median(t.cpu).toFixed(1)} CPU ms a run of ${t.cpu.map((c) => c.toFixed(1)).join(', ')}`);
+console.log(
+  `this tree ÷ other: runs/s ${(median(trees[0]!.rates) / median(trees[1]!.rates)).toFixed(3)}, CPU a run ${(median(trees[0]!.cpu) / median(trees[1]!.cpu)).toFixed(3)}; load average ${load()}`,
+);
