@@ -35,7 +35,7 @@ test("the store's bookkeeping costs under 175 bytes of heap a record", async () 
   }
 });
 
-test('a record kept on disk costs under 350 bytes of heap written, 480 once loaded again (issue 91)', async () => {
+test('a record kept on disk costs under 350 bytes of heap written, 500 once loaded again (issue 91)', async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-paged-memory-'));
@@ -77,9 +77,11 @@ test('a record kept on disk costs under 350 bytes of heap written, 480 once load
       // ~255 written and ~450 loaded (its id parsed anew); ~500 and ~730 with each place an
       // object of its own, each kept string a copy and each checkpoint's few writes a Map; ~530
       // loaded while the strings shared during the load (every id and kept string seen) were
-      // kept after it (the timer that begins the load after a start held them)
+      // kept after it (the timer that begins the load after a start held them). The loaded bound
+      // sits between what it measures (469–472 alone, up to 485 beside other test files) and
+      // those faults' ~530
       assert.ok(written < 350, `${Math.round(written)} bytes of heap a record written`);
-      assert.ok(loaded < 480, `${Math.round(loaded)} bytes of heap a record loaded again`);
+      assert.ok(loaded < 500, `${Math.round(loaded)} bytes of heap a record loaded again`);
       assert.equal(await again.writes.count(), count);
       assert.equal(((await again.writes.get(ids[count - 1]!)) as { value: string }).value.length, 200);
     } finally {
