@@ -15,6 +15,7 @@ import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/project/d
 // what only `init`, `conformance` and `build` use is imported by them: serve's start does not load it
 import type { BuildOptions } from './buildCommand.ts';
 import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
+import { compileProjectAhead } from '../compose/projectCompilation.ts';
 import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
@@ -86,6 +87,8 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   const watching = mode === 'dev' && reload && !config.mock;
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
+  // serve imports the project's TypeScript compiled by esbuild meanwhile, not through tsx's hooks (dev keeps them: its reload)
+  if (mode === 'serve') compileProjectAhead(config, log);
   const server = await startServer(config, createApplication, log);
   // what a busy spell left behind is given back once the server is idle (runtime/idle/idleCollector.ts)
   const collector = startIdleCollector();

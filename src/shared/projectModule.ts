@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compileProject, type CompiledProject } from './projectCompile.ts';
 import { packageName, packagesImportedBy } from './projectImports.ts';
 import { registerTypescriptLoader, typescriptLoaderRegistered } from './typescriptLoader.ts';
 
@@ -27,17 +28,58 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
  * extension, ES syntax where Node reads CommonJS or the reverse.
  */
 const TSX_MAY_LOAD = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND', 'ERR_UNSUPPORTED_DIR_IMPORT', 'ERR_UNKNOWN_FILE_EXTENSION', 'ERR_REQUIRE_ESM']);
+/** Failures to link a compiled module that tsx's loader, resolving from the source, may not have. */
+const COMPILED_MAY_MISS = new Set(['ERR_MODULE_NOT_FOUND', 'ERR_UNSUPPORTED_DIR_IMPORT', 'ERR_UNKNOWN_FILE_EXTENSION']);
 /** The URL a module Node failed to load was loaded by through tsx: imported again, the same instance. */
 const loadedThroughTsx = new Map<string, string>();
 
-/** tsx's loader, registered once, after the libraries `files` import that can be loaded without it (see above). */
+/** The project's TypeScript compiled ahead (projectCompile.ts), when `serve` asked for it: else every module goes through tsx. */
+let compiled: Promise<CompiledProject> | undefined;
+/** The compiled project, once known (what run workers are handed). */
+let compiledNow: CompiledProject | undefined;
+
+/**
+ * Starts compiling the project's TypeScript modules `files` (its graphs, http.app, auth,
+ * embeddings: all at once, so that a module any of them imports has one compiled copy) with
+ * esbuild, while the caller goes on; each is then imported from its JavaScript, without tsx's
+ * hooks. What cannot be compiled as tsx would run it loads through tsx (the answer says why).
+ */
+export function compileProjectModules(files: readonly string[]): Promise<CompiledProject> {
+  compiled = compileProject([...new Set(files.filter((file) => TYPESCRIPT_FILE.test(file)))]);
+  void compiled.then((result) => (compiledNow = result));
+  return compiled;
+}
+
+/** What a run worker is given to import the project's modules from (compiledProjectModules' answer in the thread that made them). */
+export function compiledProjectModules(): Record<string, string> | undefined {
+  return compiledNow && 'modules' in compiledNow && compiledNow.modules.size ? Object.fromEntries(compiledNow.modules) : undefined;
+}
+
+/** Modules compiled by another thread (a run worker's project, compiled by the main thread). */
+export function useCompiledProjectModules(modules: Record<string, string>): void {
+  compiledNow = { modules: new Map(Object.entries(modules)) };
+  compiled = Promise.resolve(compiledNow);
+}
+
+/** The URL of `file`'s compiled JavaScript, if the project was compiled and it is among its modules. */
+async function compiledUrl(file: string): Promise<string | undefined> {
+  const project = compiled && (await compiled);
+  return project && 'modules' in project ? project.modules.get(file) : undefined;
+}
+
+/** tsx's loader, registered once, after the libraries `files` import that can be loaded without it (see above); none if each was compiled. */
 async function loadTypescript(files: readonly string[]): Promise<void> {
   if (typescriptLoaderRegistered()) return registerTypescriptLoader(files);
+  if ((await Promise.all(files.map(compiledUrl))).every((url) => url !== undefined)) return;
+  await importShippedLibraries(files);
+  return registerTypescriptLoader(files);
+}
+
+async function importShippedLibraries(files: readonly string[]): Promise<void> {
   for (const specifier of shippedLibraries(files)) {
     // a library that fails here fails the project's own import the same way, with its message
     await import(specifier).catch(() => undefined);
   }
-  return registerTypescriptLoader(files);
 }
 
 /**
@@ -71,11 +113,23 @@ function ownDependencies(): Set<string> {
  */
 export async function prepareProjectModules(files: readonly string[]): Promise<void> {
   const typescript = files.filter((file) => TYPESCRIPT_FILE.test(file));
-  if (typescript.length) await loadTypescript(typescript);
+  if (!typescript.length) return;
+  // while esbuild compiles them on its own core, the libraries they import load here
+  if (compiled && !typescriptLoaderRegistered()) await importShippedLibraries(typescript);
+  await loadTypescript(typescript);
 }
 
 export async function importProjectModule(file: string): Promise<Record<string, unknown>> {
   const url = loadedThroughTsx.get(file) ?? pathToFileURL(file).href;
+  const compiledFrom = TYPESCRIPT_FILE.test(file) ? await compiledUrl(file) : undefined;
+  if (compiledFrom) {
+    try {
+      return await import(compiledFrom);
+    } catch (err) {
+      // a link error (nothing of the module ran yet): what the compiled copy could not find, tsx looks for from the source
+      if (!COMPILED_MAY_MISS.has((err as NodeJS.ErrnoException)?.code ?? '')) throw err;
+    }
+  }
   if (TYPESCRIPT_FILE.test(file) || typescriptLoaderRegistered()) {
     await loadTypescript([file]);
     return import(url);

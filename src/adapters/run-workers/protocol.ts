@@ -14,6 +14,8 @@ export interface WorkerSetup {
   functions: LoadOptions['functions'];
   /** Import the project's modules afresh (workers started after a dev reload). */
   fresh: boolean;
+  /** The project's modules compiled by the main thread (source → JavaScript's URL: shared/projectCompile.ts), imported from there; absent: through tsx. */
+  modules?: Record<string, string>;
   /** How often a worker says which of its runs progressed (`alive`, the run watchdog's heartbeat); absent or 0: never. */
   heartbeatMs?: number;
 }

@@ -36,6 +36,7 @@ import { wireJson } from '../../domain/agent/messages/wireJson.ts';
 import { JsonText, dataOf } from '../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
 import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
+import { useCompiledProjectModules } from '../../shared/projectModule.ts';
 import { useRunSpanSettings } from '../../domain/ports/spanExport.ts';
 import { runSpanSettingsFromEnv } from '../tracing/runSpanSettings.ts';
 
@@ -218,6 +219,7 @@ async function main(): Promise<void> {
   installAgentAuth((request) => call('agentAuth', 'authenticate', [request]) as Promise<AgentAuthAnswer>);
   await serverUrl();
   const stores = remoteStores(call);
+  if (setup.modules && !setup.fresh) useCompiledProjectModules(setup.modules);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, stores.checkpointer, { functions: setup.functions, fresh: setup.fresh });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
   await loadRunModules();

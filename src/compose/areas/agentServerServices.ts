@@ -59,6 +59,7 @@ import { UiBundles, type UiSettings } from '../../adapters/ui-bundling/uiBundles
 import type { ProjectFile } from '../../runtime/project/project.ts';
 import { discoveryOwner, requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from '../../handlers/agent-server/owner.ts';
 import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
+import { compiledProjectModules } from '../../shared/projectModule.ts';
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
@@ -113,7 +114,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     config.runWorkers > 0
       ? new RunWorkerPool({
           size: config.runWorkers,
-          setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false },
+          // the modules serve compiled, if it did (compose/projectCompilation.ts): a worker imports them without tsx
+          setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false, modules: compiledProjectModules() },
           store,
           memory: memory.store,
           memoryMb: config.runWorkerMemoryMb,

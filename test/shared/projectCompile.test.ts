@@ -1,0 +1,183 @@
+// `serve` compiles the project's TypeScript with esbuild ahead and imports the JavaScript, without
+// tsx's hooks (issue 86: the main thread waited ~100-150 ms for tsx's hooks thread to start, then
+// for each module it compiled). Served so, a project answers as through tsx: each module once
+// however many graphs import it, `import.meta` naming the source, packages resolving as from the
+// source, JSON beside it; what cannot be compiled as tsx runs it (CommonJS, require(), a computed
+// import, import.meta otherwise, a syntax error) loads through tsx as before, and says why. The
+// tests that load modules run in order: the first ones need a process where tsx is not registered.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MemorySaver } from '@langchain/langgraph';
+import { loadGraphs, type GraphRegistry, type PlainGraph } from '../../src/domain/agent/graphs/graphs.ts';
+import { compileProject } from '../../src/shared/projectCompile.ts';
+import { compileProjectModules, compiledProjectModules } from '../../src/shared/projectModule.ts';
+import { typescriptLoaderRegistered } from '../../src/shared/typescriptLoader.ts';
+import { layoutCells, writeLayoutProject, type LayoutCell } from '../support/projectLayouts.ts';
+import { ROOT } from '../support/server.ts';
+
+/** The set folders (`…/.cache/agentplane/modules/<hash>`) the compiled copies of `urls` were written in. */
+const setsOf = (urls: Iterable<string>) => new Set([...urls].map((url) => /^(.*\/\.cache\/agentplane\/modules\/[0-9a-f]{16})\//.exec(fileURLToPath(url))![1]));
+
+function write(dir: string, files: Record<string, string>): void {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+}
+
+/** A plain-function graph's answer. */
+async function answer(registry: GraphRegistry, id: string): Promise<Record<string, unknown>> {
+  const loaded = registry.get(id);
+  assert.equal(loaded?.kind, 'plain', id);
+  return ((await (loaded as { fn: PlainGraph }).fn({}, {} as never)) ?? {}) as Record<string, unknown>;
+}
+
+async function langGraphAnswer(registry: GraphRegistry, id: string): Promise<unknown> {
+  const graph = (registry.get(id) as unknown as { graph: { invoke(input: unknown, config: unknown): Promise<unknown> } }).graph;
+  return graph.invoke({ n: 3 }, { configurable: { thread_id: randomUUID() } });
+}
+
+// inside the repository, so that the projects' imports of LangGraph resolve to the repository's copy
+const dir = path.join(ROOT, '.cache', `project-compile-${randomUUID()}`);
+const sets = new Set<string>();
+after(() => {
+  for (const set of sets) fs.rmSync(set, { recursive: true, force: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a project compiled ahead is served from its JavaScript, without tsx', () => {
+  const project = path.join(dir, 'served');
+  const cells = layoutCells().filter((cell) =>
+    ['module_ts_ts', 'module_ts_js', 'module_ts_bare', 'module_mts', 'none_mts', 'commonjs_mts', 'module_cjs_dependency'].includes(cell.id),
+  );
+  before(() => {
+    writeLayoutProject(path.join(project, 'layouts'), cells);
+    write(project, {
+      'package.json': JSON.stringify({ name: 'compiled-project', private: true, type: 'module' }),
+      // as tsx takes it: the nearest the first module's (one per process); an alias to a module of this package
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, paths: { '@lib/*': ['./lib/*'] } } }),
+      'lib/twice.ts': 'export const twice = (a: number): number => a * 2;\n',
+      'settings.json': JSON.stringify({ factor: 3 }),
+      'shared.ts': [
+        'export const instance: symbol = Symbol("shared");',
+        'export const url: string = import.meta.url;',
+        'export const dirname: string = import.meta.dirname;',
+        'export const stack = (): string => new Error().stack ?? "";',
+        '',
+      ].join('\n'),
+      'graphs/one.ts': [
+        "import { instance, url, dirname, stack } from '../shared.js';",
+        "import { twice } from '@lib/twice';",
+        "import settings from '../settings.json' with { type: 'json' };",
+        "import type { PlainGraphContext } from 'agentplane-server/nothing';",
+        'export async function one(_state: unknown, _context?: PlainGraphContext) {',
+        '  return { instance, url, dirname, here: import.meta.url, file: import.meta.filename, factor: twice(settings.factor), stack: stack() };',
+        '}',
+        '',
+      ].join('\n'),
+      'graphs/two.ts': "import { instance } from '../shared';\nexport const two = async () => ({ instance });\n",
+    });
+  });
+  after(() => {
+    for (const set of setsOf(Object.values(compiledProjectModules() ?? {}))) sets.add(set);
+  });
+
+  it('each module once, import.meta naming the source, JSON beside it, and no tsx', async () => {
+    const layouts = Object.fromEntries(cells.map((cell: LayoutCell) => [cell.id, `./layouts/${cell.id}/${cell.graph}:graph`]));
+    const specs = { one: './graphs/one.ts:one', two: './graphs/two.ts:two', ...layouts };
+    const files = Object.values(specs).map((spec) => path.resolve(project, spec.slice(0, spec.lastIndexOf(':'))));
+    const compiled = await compileProjectModules(files);
+    assert.ok('modules' in compiled, `compiled: ${JSON.stringify(compiled)}`);
+    const registry = await loadGraphs(specs, project, new MemorySaver(), { functions: 'plain' });
+    const one = await answer(registry, 'one');
+    const two = await answer(registry, 'two');
+    assert.equal(one.instance, two.instance, 'shared.ts is one module for both graphs');
+    assert.equal(one.url, pathToFileURL(path.join(project, 'shared.ts')).href);
+    assert.equal(one.dirname, project);
+    assert.equal(one.here, pathToFileURL(path.join(project, 'graphs/one.ts')).href);
+    assert.equal(one.file, path.join(project, 'graphs/one.ts'));
+    assert.equal(one.factor, 6, 'the JSON module beside it, through the alias');
+    assert.match(String(one.stack), /\.cache\/agentplane\/modules\/[0-9a-f]{16}\/.*shared\.ts\.mjs/, 'run from the compiled copy');
+    for (const cell of cells) assert.deepEqual(await langGraphAnswer(registry, cell.id), { n: 6 }, cell.id);
+    assert.equal(typescriptLoaderRegistered(), false, "tsx's hooks were never registered");
+    const modules = compiledProjectModules() ?? {};
+    assert.ok(modules[path.join(project, 'shared.ts')], 'what a run worker is handed names the modules imported, not only the graphs');
+    assert.ok(modules[path.join(project, 'lib/twice.ts')], 'the alias compiled too');
+  });
+
+  it('a second compile of the same sources writes nothing new and names the same copies', async () => {
+    const files = [path.join(project, 'graphs/one.ts')];
+    const first = await compileProject(files);
+    const second = await compileProject(files);
+    assert.ok('modules' in first && 'modules' in second);
+    assert.deepEqual([...first.modules], [...second.modules]);
+    for (const set of setsOf(first.modules.values())) sets.add(set);
+  });
+});
+
+describe('what the compile cannot give as tsx would loads through tsx', () => {
+  const project = path.join(dir, 'fallback');
+  before(() =>
+    write(project, {
+      'package.json': JSON.stringify({ name: 'fallback-project', private: true, type: 'module' }),
+      'requires.ts': "const x = require('./plain.js');\nexport default x;\n",
+      'plain.js': 'export const a = 1;\n',
+      'computed.ts': "const name = './plain.js';\nexport const load = () => import(name);\n",
+      'resolves.ts': "export const at = import.meta.resolve('./plain.js');\n",
+      'meta.ts': 'const meta = import.meta;\nexport const url = meta.url;\n',
+      'broken.ts': 'export const a: number = ;\n',
+      'cjs/package.json': JSON.stringify({ name: 'cjs-project', private: true }),
+      'cjs/graph.ts': 'export const a: number = 1;\n',
+      'cjs/graph.cts': 'export const a: number = 1;\n',
+      'importsCjs.ts': "export { a } from './cjs/graph.ts';\n",
+    }),
+  );
+
+  for (const [file, reason] of [
+    ['requires.ts', /require-call of \.\/plain\.js/],
+    ['computed.ts', /computed/],
+    ['resolves.ts', /import\.meta beyond/],
+    ['meta.ts', /import\.meta beyond/],
+    ['broken.ts', /esbuild: .*broken\.ts/],
+    ['cjs/graph.ts', /graph\.ts runs as CommonJS/],
+    ['cjs/graph.cts', /graph\.cts runs as CommonJS/],
+    ['importsCjs.ts', /cjs\/graph\.ts runs as CommonJS/],
+  ] as const) {
+    it(`${file}: ${reason.source}`, async () => {
+      const result = await compileProject([path.join(project, file)]);
+      assert.ok('fallback' in result, `compiled: ${JSON.stringify(result)}`);
+      assert.match(result.fallback, reason);
+    });
+  }
+
+  it('a module with no node_modules folder above it', async (t) => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-compile-'));
+    try {
+      if (fs.existsSync(path.join(path.parse(outside).root, 'node_modules')) || fs.existsSync(path.join(path.dirname(outside), 'node_modules')))
+        return t.skip('the temporary directory has a node_modules folder above it');
+      write(outside, { 'package.json': JSON.stringify({ type: 'module' }), 'alone.ts': 'export const a: number = 1;\n' });
+      const result = await compileProject([path.join(outside, 'alone.ts')]);
+      assert.ok('fallback' in result && /no node_modules folder/.test(result.fallback), JSON.stringify(result));
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('the layouts tsx runs as CommonJS are served through tsx, each answering as before', async () => {
+    const layouts = path.join(project, 'layouts');
+    const cells = layoutCells().filter((cell) => ['none_ts_ts', 'none_ts_bare', 'commonjs_ts_js', 'none_cts', 'none_alias'].includes(cell.id));
+    writeLayoutProject(layouts, cells);
+    const specs = Object.fromEntries(cells.map((cell) => [cell.id, `./${cell.id}/${cell.graph}:graph`]));
+    const compiled = await compileProjectModules(cells.map((cell) => path.join(layouts, cell.id, cell.graph)));
+    assert.ok('fallback' in compiled && /runs as CommonJS under tsx/.test(compiled.fallback), JSON.stringify(compiled));
+    const registry = await loadGraphs(specs, layouts, new MemorySaver());
+    for (const cell of cells) assert.deepEqual(await langGraphAnswer(registry, cell.id), { n: 6 }, cell.id);
+    assert.ok(typescriptLoaderRegistered(), 'through tsx');
+    assert.equal(compiledProjectModules(), undefined, 'a run worker is handed nothing to import: it loads through tsx too');
+  });
+});
