@@ -213,7 +213,12 @@ function placeOf(file: string, hash: string): string {
     root = path.dirname(root);
   }
   const modules = fs.realpathSync(path.join(root, 'node_modules'));
-  const place = path.join(modules, '.cache', 'agentplane', 'modules', hash, `${path.relative(root, file)}.mjs`);
+  // a module of an installed package (the shipped examples) mirrored without a node_modules folder, where Node would look for packages
+  const mirrored = path
+    .relative(root, file)
+    .split(path.sep)
+    .map((part) => (part === 'node_modules' ? '_node_modules' : part));
+  const place = path.join(modules, '.cache', 'agentplane', 'modules', hash, `${path.join(...mirrored)}.mjs`);
   // a package imported by the copy must resolve to what the source would import
   const fromSource = nodeModulesFrom(path.dirname(file)).join('\n');
   if (nodeModulesFrom(path.dirname(place)).join('\n') !== fromSource)

@@ -110,6 +110,25 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
     assert.ok(modules[path.join(project, 'lib/twice.ts')], 'the alias compiled too');
   });
 
+  it('a module of an installed package (the shipped examples), compiled again once its copies exist', async () => {
+    const installed = path.join(dir, 'installed');
+    write(installed, {
+      'package.json': JSON.stringify({ name: 'installing-project', private: true }),
+      'node_modules/shipped/package.json': JSON.stringify({ name: 'shipped', version: '1.0.0', type: 'module' }),
+      'node_modules/shipped/examples/twice.ts': 'export const twice = (a: number): number => a * 2;\n',
+      'node_modules/shipped/examples/graph.ts':
+        "import { StateGraph } from '@langchain/langgraph';\nimport { twice } from './twice.ts';\nexport const answer = { builder: typeof StateGraph, four: twice(2) };\n",
+    });
+    const entry = path.join(installed, 'node_modules/shipped/examples/graph.ts');
+    for (const round of [1, 2]) {
+      const compiled = await compileProject([entry]);
+      assert.ok('modules' in compiled, `round ${round}: ${JSON.stringify(compiled)}`);
+      for (const set of setsOf(compiled.modules.values())) sets.add(set);
+      const { answer } = (await import(`${compiled.modules.get(entry)}?round=${round}`)) as { answer: unknown };
+      assert.deepEqual(answer, { builder: 'function', four: 4 }, `round ${round}`);
+    }
+  });
+
   it('a second compile of the same sources writes nothing new and names the same copies', async () => {
     const files = [path.join(project, 'graphs/one.ts')];
     const first = await compileProject(files);
