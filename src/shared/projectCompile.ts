@@ -82,8 +82,13 @@ async function compile(entries: readonly string[]): Promise<Map<string, string>>
   return urls;
 }
 
-/** Sets of compiled copies not used for this long are removed (their sources changed since; tsx keeps its own a week too). */
-const KEPT_MS = 7 * 24 * 3600_000;
+/**
+ * Sets of compiled copies are removed once unused for a day (their sources changed since), or for
+ * ten minutes beyond the 32 used last (servers started on projects of the moment, as tests do). A
+ * server whose set was removed meanwhile still starts a run worker: what a worker cannot import
+ * from its copy it loads through tsx (projectModule.ts).
+ */
+const KEPT = { ms: 24 * 3600_000, newest: 32, newestUnusedMs: 10 * 60_000 };
 
 /** The folder holding every set (`…/.cache/agentplane/modules`) above `place`, a copy in set `hash`. */
 function setsFolder(place: string, hash: string): string {
@@ -91,15 +96,18 @@ function setsFolder(place: string, hash: string): string {
   return place.slice(0, at);
 }
 
-/** Marks set `hash` used now and removes the sets beside it unused for KEPT_MS; a failure changes nothing that matters. */
+/** Marks set `hash` used now and removes the sets beside it that KEPT lets go; a failure changes nothing that matters. */
 async function pruneSets(folder: string, hash: string): Promise<void> {
   try {
     const now = new Date();
     await fs.promises.utimes(path.join(folder, hash), now, now);
-    for (const name of await fs.promises.readdir(folder)) {
-      if (name === hash) continue;
-      const stat = await fs.promises.stat(path.join(folder, name));
-      if (now.getTime() - stat.mtimeMs > KEPT_MS) await fs.promises.rm(path.join(folder, name), { recursive: true, force: true });
+    const sets = await Promise.all(
+      (await fs.promises.readdir(folder)).map(async (name) => ({ name, unusedMs: now.getTime() - (await fs.promises.stat(path.join(folder, name))).mtimeMs })),
+    );
+    sets.sort((a, b) => a.unusedMs - b.unusedMs);
+    for (const [rank, { name, unusedMs }] of sets.entries()) {
+      if (name === hash || (unusedMs <= KEPT.ms && (rank < KEPT.newest || unusedMs <= KEPT.newestUnusedMs))) continue;
+      await fs.promises.rm(path.join(folder, name), { recursive: true, force: true });
     }
   } catch {
     // another process pruned or is writing: the next start prunes

@@ -129,6 +129,25 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
     }
   });
 
+  it('sets unused for a day are removed by the next compile beside them; recent ones stay', async () => {
+    const project = path.join(dir, 'pruned');
+    write(project, { 'node_modules/.keep': '', 'package.json': JSON.stringify({ type: 'module' }), 'graph.ts': 'export const a: number = 1;\n' });
+    const folder = path.join(project, 'node_modules/.cache/agentplane/modules');
+    const old = path.join(folder, 'a'.repeat(16));
+    const recent = path.join(folder, 'b'.repeat(16));
+    write(old, { 'graph.ts.mjs': '' });
+    write(recent, { 'graph.ts.mjs': '' });
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    fs.utimesSync(old, twoDaysAgo, twoDaysAgo);
+    const compiled = await compileProject([path.join(project, 'graph.ts')]);
+    assert.ok('modules' in compiled, JSON.stringify(compiled));
+    // the pruning goes on after the compile has answered
+    for (let waited = 0; fs.existsSync(old) && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(fs.existsSync(old), false, 'the set unused for two days is removed');
+    assert.ok(fs.existsSync(recent), 'a set used a moment ago stays');
+    assert.ok(fs.existsSync(fileURLToPath(compiled.modules.get(path.join(project, 'graph.ts'))!)), 'its own set stays');
+  });
+
   it('a second compile of the same sources writes nothing new and names the same copies', async () => {
     const files = [path.join(project, 'graphs/one.ts')];
     const first = await compileProject(files);
