@@ -125,4 +125,65 @@ export function storeContract(open: () => Promise<Store>): void {
   it('sorts by a field in code-unit order (insertion order among equals), reverse descending, with where, offset and limit', async () => {
     await assertOrderBy(await open());
   });
+
+  it('sets fields in place: on the record as stored when the write applies, its keys in their order, a deleted one left deleted', async () => {
+    const store = await open();
+    type Doc = { id: string; tenant: string; n: number; [field: string]: unknown };
+    const docs = store.collection<Doc>('docs', { indexes: ['tenant'] });
+    await docs.put('a', { id: 'a', tenant: 't', n: 1, metadata: { z: 1, a: 2 } });
+    // written after the setter read it: what it does not set stays
+    await docs.put('a', { id: 'a', tenant: 't', n: 1, metadata: { z: 1, a: 2 }, patched: true });
+    await store.write([{ collection: 'docs', id: 'a', set: { n: 2, tenant: 'u', added: { y: 1, b: 2 } } }]);
+    const stored = await docs.get('a');
+    assert.deepEqual(stored, { id: 'a', tenant: 'u', n: 2, metadata: { z: 1, a: 2 }, patched: true, added: { y: 1, b: 2 } });
+    assert.deepEqual(Object.keys(stored!), ['id', 'tenant', 'n', 'metadata', 'patched', 'added'], 'the keys keep their order, new ones after');
+    assert.deepEqual(Object.keys(stored!.metadata as object), ['z', 'a']);
+    assert.deepEqual(Object.keys(stored!.added as object), ['y', 'b']);
+    assert.deepEqual(
+      (await docs.list({ where: { tenant: 'u' } })).map((d) => d.id),
+      ['a'],
+      'the index follows',
+    );
+    // a record gone when the write applies stays gone; the other writes of the batch are made
+    await docs.delete('a');
+    await store.write([
+      { collection: 'docs', id: 'a', set: { n: 3 } },
+      { collection: 'docs', id: 'b', value: { id: 'b', tenant: 't', n: 4 } },
+    ]);
+    assert.equal(await docs.get('a'), undefined);
+    assert.equal((await docs.get('b'))?.n, 4);
+  });
+
+  it("sets other values while a record of another collection matches, as that collection is when the write applies (a thread's runs)", async () => {
+    const store = await open();
+    type Thread = { thread_id: string; status: string; created_at: string; updated_at: string; metadata: Record<string, unknown>; values?: unknown };
+    type Run = { run_id: string; thread_id: string; status: string; created_at: string; kwargs: object };
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    const runs = store.collection<Run>('runs', { indexes: ['thread_id', 'status'] });
+    const at = new Date().toISOString();
+    await threads.put('t', { thread_id: 't', status: 'busy', created_at: at, updated_at: at, metadata: { m: 1 } });
+    const settle = (values: unknown) =>
+      store.write([
+        {
+          collection: 'threads',
+          id: 't',
+          set: { status: 'idle', values },
+          whileAny: { collection: 'runs', where: { thread_id: 't', status: 'pending' }, set: { status: 'busy' } },
+        },
+      ]);
+    await settle(1);
+    assert.deepEqual(await threads.get('t'), { thread_id: 't', status: 'idle', created_at: at, updated_at: at, metadata: { m: 1 }, values: 1 });
+    await runs.put('r', { run_id: 'r', thread_id: 't', status: 'pending', created_at: at, kwargs: {} });
+    await settle(2);
+    assert.deepEqual(await threads.get('t'), { thread_id: 't', status: 'busy', created_at: at, updated_at: at, metadata: { m: 1 }, values: 2 });
+    assert.deepEqual(
+      (await threads.list({ where: { status: 'busy' } })).map((t) => t.thread_id),
+      ['t'],
+      'the index follows the status chosen',
+    );
+    await runs.put('r', { run_id: 'r', thread_id: 't', status: 'success', created_at: at, kwargs: {} });
+    await settle(3);
+    assert.equal((await threads.get('t'))?.status, 'idle');
+    assert.equal(await threads.count({ where: { status: 'busy' } }), 0);
+  });
 }

@@ -28,6 +28,11 @@ export class JournalCollection<T extends object> implements Collection<T> {
     return entry && (state.valueOf(entry) as T);
   }
 
+  /** The record as memory holds it now, once the collection is loaded (JournalStore.apply's in-place writes). */
+  readLoaded(id: string): T | undefined {
+    return this.read(id);
+  }
+
   async get(id: string): Promise<T | undefined> {
     if (this.set.load) await this.set.load();
     return this.read(id);
@@ -137,6 +142,11 @@ export class JournalCollection<T extends object> implements Collection<T> {
 
   async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'> = {}): Promise<number> {
     if (this.set.load) await this.set.load();
+    return this.countLoaded(options);
+  }
+
+  /** `count`, once the collection is loaded: at once, with nothing written in between (JournalStore.apply's in-place writes). */
+  countLoaded(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'>): number {
     const where = Object.entries(options.where ?? {});
     const plain = !options.filter && !Object.keys(options.contains ?? {}).length;
     if (where.length === 0 && plain) return this.set.size;

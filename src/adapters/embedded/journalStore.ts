@@ -10,7 +10,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import type { Collection, CollectionOptions, Store, WriteOp } from '../../domain/ports/store.ts';
+import {
+  fieldsSet,
+  type Collection,
+  type CollectionOptions,
+  type DeleteOp,
+  type PutOp,
+  type SetOp,
+  type Store,
+  type WriteOp,
+} from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, cacheCost, type Location } from './pagedValues.ts';
 import { knownPart, recordJson, rememberParts, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
@@ -19,6 +28,7 @@ import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIn
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
+import { copyWith } from '../../domain/copyWith.ts';
 import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } from './collectionState.ts';
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
 import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
@@ -529,18 +539,43 @@ export class JournalStore implements Store {
 
   async write(ops: WriteOp[]): Promise<void> {
     for (const op of ops) {
-      const load = this.states.get(op.collection)?.load;
-      if (load) await load();
+      for (const name of 'whileAny' in op && op.whileAny ? [op.collection, op.whileAny.collection] : [op.collection]) {
+        const load = this.states.get(name)?.load;
+        if (load) await load();
+      }
     }
     this.apply(ops);
+  }
+
+  /**
+   * A SetOp as the put it is now: its fields on the record as memory holds it at this moment
+   * (apply runs whole, so no write comes between this read and the line), `whileAny` counted
+   * now too; null when there is no record (one deleted meanwhile stays deleted).
+   */
+  private putNow(op: SetOp): PutOp | null {
+    const current = this.handle(op.collection).readLoaded(op.id);
+    if (current === undefined) return null;
+    const matched = op.whileAny !== undefined && this.handle(op.whileAny.collection).countLoaded({ where: op.whileAny.where }) > 0;
+    return { collection: op.collection, id: op.id, value: copyWith(current, fieldsSet(op, matched)) };
+  }
+
+  private handle(name: string): JournalCollection<object> {
+    return (this.handles.get(name) ?? this.collection(name)) as JournalCollection<object>;
   }
 
   /**
    * Synchronous core of every write: the journal line first, whole, then memory. Throws a
    * StoreWriteError, with nothing changed anywhere, when the line cannot be written.
    */
-  apply(ops: WriteOp[]): void {
+  apply(written: WriteOp[]): void {
     if (this.closed) throw new Error('store is closed');
+    const ops = written.some((op) => 'set' in op)
+      ? written.flatMap((op) => {
+          if (!('set' in op)) return [op];
+          const put = this.putNow(op);
+          return put ? [put] : [];
+        })
+      : (written as (PutOp | DeleteOp)[]);
     if (ops.length === 0) return;
     const lines: JournalOp[] = [];
     const entries: (Kept | null)[] = [];

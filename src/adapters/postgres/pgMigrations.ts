@@ -484,6 +484,32 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agentplane_webhook_deliveries_lease ON agentplane_webhook_deliveries (lease_until);
     `,
   },
+  {
+    version: 12,
+    name: 'fields set in place',
+    // a write of some fields of a record where it stands, not of a copy read before (the
+    // SetOp of domain/ports/store.ts, pgSetOp.ts): a run's end sets its thread's status,
+    // values and interrupts over whatever was written to the thread while the run ended.
+    // agentplane_json_set: the document with `fields` set, every other key and the order of
+    // all kept (json, not jsonb: clients' key order is kept); agentplane_exists_now: whether
+    // `query` (a SELECT EXISTS over `$1`, the array `args`) finds a row, read with a snapshot
+    // taken when it is called (volatile), not with that of the statement calling it
+    sql: `
+      CREATE FUNCTION agentplane_json_set(doc json, fields json) RETURNS json LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT COALESCE(json_object_agg(COALESCE(d.key, f.key), COALESCE(f.value, d.value) ORDER BY d.place NULLS LAST, f.place), '{}'::json)
+          FROM json_each(doc) WITH ORDINALITY AS d(key, value, place)
+          FULL JOIN json_each(fields) WITH ORDINALITY AS f(key, value, place) ON f.key = d.key
+      $$;
+      CREATE FUNCTION agentplane_exists_now(query text, args text[]) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+        DECLARE
+          found boolean;
+        BEGIN
+          EXECUTE query INTO found USING args;
+          RETURN found;
+        END
+      $$;
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

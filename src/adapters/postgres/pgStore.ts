@@ -12,7 +12,8 @@
 // they divide the work).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
+import type { Collection, CollectionOptions, ListOptions, SetOp, Store, WriteOp } from '../../domain/ports/store.ts';
+import { setStatement, type ExistsQuery, type SetTarget } from './pgSetOp.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from '../../domain/ports/containment.ts';
 import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
@@ -135,10 +136,10 @@ const ONE_STATEMENT_MAX = 16;
  * through, each with its count of parameters, the caller's first WITH, and the collection of
  * each record written (its upsert and its count of parameters are the collection's).
  */
-function shapeOf(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }): string {
+function shapeOf(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }, sets?: Map<WriteOp, { sql: string }>): string {
   const extra = (e: GateThen | GateAlso | undefined) => (e ? `${e.sql}\u0001${e.params.length}\u0001${e.notify ? 1 : 0}` : '');
   const gated = gate ? [gate.condition, gate.params.length, extra(gate.then), ...(gate.also ?? []).map(extra)].join('\u0002') : '';
-  return `${gated}\u0003${first ? `${first.name}\u0001${first.cte}` : ''}\u0003${ops.map((op) => op.collection).join('\u0001')}`;
+  return `${gated}\u0003${first ? `${first.name}\u0001${first.cte}` : ''}\u0003${ops.map((op) => (sets?.has(op) ? `${op.collection}\u0004${sets.get(op)!.sql}` : op.collection)).join('\u0001')}`;
 }
 
 /** Most statement texts prepared under a name of their own (PgStore.statementName). */
@@ -231,30 +232,35 @@ export class PgStore implements Store {
     if (ops.length === 1 && !gate) {
       const [op] = ops;
       const target = this.handle(op.collection);
+      if ('set' in op) return this.setOf(op);
       return 'delete' in op ? { sql: target.deleteSql, params: [op.id] } : { sql: target.upsertSql, params: target.row(op.id, op.value) };
     }
     if (ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
     // a record upserted twice (a plain graph's head, once per step) ends as its last value, as in the transaction
     const last = new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op]));
+    // a record set in place reads what the statement began with, not what a WITH before wrote: one also written otherwise goes in a transaction
+    if (ops.some((op) => 'set' in op && ops.some((other) => other !== op && other.collection === op.collection && other.id === op.id))) return null;
     ops = [...last.values()];
+    const sets = new Map<WriteOp, { sql: string; params: unknown[] }>();
+    for (const op of ops) if ('set' in op) sets.set(op, this.setOf(op));
     // the parameters: the gate's, then what else it lets through (see Gate.then and Gate.also), then each record's
     const params: unknown[] = [...(gate?.params ?? [])];
     for (const extra of [gate?.then, ...(gate?.also ?? [])]) if (extra) params.push(...extra.params, ...(extra.notify ?? []));
-    for (const op of ops) params.push(...this.handle(op.collection).row(op.id, (op as { value: object }).value));
+    for (const op of ops) params.push(...(sets.get(op)?.params ?? this.handle(op.collection).row(op.id, (op as { value: object }).value)));
     // the text depends on the statement's shape alone: made once per shape (renumbering the
     // parameters of every WITH cost ~0.2 ms a run's end on a loaded host), kept as the
     // prepared statements' names are (at most PREPARED_TEXTS)
-    const shape = shapeOf(ops, gate, first);
+    const shape = shapeOf(ops, gate, first, sets);
     let sql = this.statementTexts.get(shape);
     if (sql === undefined) {
-      sql = this.statementText(ops, gate, first);
+      sql = this.statementText(ops, gate, first, sets);
       if (this.statementTexts.size < PREPARED_TEXTS) this.statementTexts.set(shape, sql);
     }
     return { sql, params };
   }
 
   /** oneStatement's text for `ops` (distinct records, upserts only), its parameters numbered as oneStatement puts them. */
-  private statementText(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }): string {
+  private statementText(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }, sets?: Map<WriteOp, { sql: string; params: unknown[] }>): string {
     let count = gate?.params.length ?? 0;
     // what else the gate lets through (see Gate.then and Gate.also), its parameters after the gate's
     const shift = (sql: string, by: number) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
@@ -272,15 +278,19 @@ export class PgStore implements Store {
     const parts = ops.map((op, i) => {
       const target = this.handle(op.collection);
       const offset = count;
-      count += target.paramCount;
+      const set = sets?.get(op);
+      count += set ? set.params.length : target.paramCount;
       // PostgreSQL runs a statement's WITHs in no promised order (in practice the last
       // first), and a new record's seq is its place in insertion order: each upsert waits on
-      // the one before it (reads its RETURNING row), so new records are numbered in op order
+      // the one before it (reads its RETURNING row), so new records are numbered in op order;
+      // an in-place set answers no row when its record is gone, so the one after it waits on it by count
+      const previous = i > 0 && (sets?.has(ops[i - 1]) ? `(SELECT count(*) FROM w${i - 1}) >= 0` : `EXISTS (SELECT 1 FROM w${i - 1})`);
       const conditions = [
         ...(gate ? ['EXISTS (SELECT 1 FROM gate)'] : []),
         ...(before ? [`(SELECT count(*) FROM ${before.name}) >= 0`] : []),
-        ...(i > 0 ? [`EXISTS (SELECT 1 FROM w${i - 1})`] : []),
+        ...(previous ? [previous] : []),
       ];
+      if (set) return `w${i} AS (${shift(set.sql, offset)}${conditions.length > 0 ? ` AND ${conditions.join(' AND ')}` : ''} RETURNING 1)`;
       const upsert = conditions.length > 0 ? target.upsertIf(conditions.join(' AND ')) : target.upsertSql;
       return `w${i} AS (${shift(upsert, offset)} RETURNING 1)`;
     });
@@ -303,7 +313,7 @@ export class PgStore implements Store {
     if (ops.length < 2 || ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
     // the ops' parameters come first, the tail's after them (a WITH's place in the text and its numbers are unrelated)
     const unique = [...new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op])).values()];
-    const opsParams = unique.reduce((n, op) => n + this.handle(op.collection).paramCount, 0);
+    const opsParams = unique.reduce((n, op) => n + ('set' in op ? this.setOf(op).params.length : this.handle(op.collection).paramCount), 0);
     const shift = (sql: string) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + opsParams}`);
     const first = tail.first && { name: tail.first.name, cte: shift(tail.first.cte) };
     const statement = this.oneStatement(ops, undefined, first);
@@ -344,9 +354,18 @@ export class PgStore implements Store {
   private async apply(client: pg.PoolClient, ops: WriteOp[]): Promise<void> {
     for (const op of ops) {
       const target = this.handle(op.collection);
-      if ('delete' in op) await client.query(target.deleteSql, [op.id]);
+      if ('set' in op) {
+        const { sql, params } = this.setOf(op);
+        await client.query(sql, params);
+      } else if ('delete' in op) await client.query(target.deleteSql, [op.id]);
       else await client.query(target.upsertSql, target.row(op.id, op.value));
     }
+  }
+
+  /** A SetOp as one UPDATE of its record (pgSetOp.ts), its `whileAny` a query of the collection it names. */
+  private setOf(op: SetOp): { sql: string; params: unknown[] } {
+    const exists = op.whileAny && this.handle(op.whileAny.collection).existsQuery(op.whileAny.where);
+    return setStatement(this.handle(op.collection).setTarget, op, exists);
   }
 
   async flush(): Promise<void> {
@@ -544,6 +563,20 @@ class PgCollection<T extends object> implements Collection<T> {
     this.getAt = (param) => `SELECT doc FROM ${table} WHERE ${byKey(param)}`;
     const byIds = this.area ? `${this.key} = ANY($1::text[])` : `collection = ${pg.escapeLiteral(name)} AND id = ANY($1::text[])`;
     this.getManySql = `SELECT ${this.key} AS id, doc FROM ${this.table} WHERE ${byIds}`;
+  }
+
+  /** Where a SetOp finds the record (pgSetOp.ts). */
+  get setTarget(): SetTarget {
+    return { table: this.table, byId: this.area ? `${this.key} = $1` : `collection = ${pg.escapeLiteral(this.name)} AND id = $1`, area: this.area };
+  }
+
+  /** Whether a record matches `where`, as a query of agentplane_exists_now (pgSetOp.ts): its values `$1[1]`, `$1[2]`… */
+  existsQuery(where: Record<string, string>): ExistsQuery {
+    const { where: condition, params } = this.conditions(where, {});
+    return {
+      query: `SELECT EXISTS (SELECT 1 FROM ${this.table} WHERE ${condition.replace(/\$(\d+)/g, (_, n: string) => `$1[${n}]`)})`,
+      args: params.map(String),
+    };
   }
 
   /** How many parameters `row` makes. */

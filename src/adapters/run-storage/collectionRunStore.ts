@@ -3,7 +3,7 @@
 // (embedded/pagedCollections.ts), and PostgreSQL's, whose collections are its tables
 // (pgRunStore.ts answers the pages, lists, summaries and first reads in SQL there). An owner is
 // a closure reading only the fields it needs (ListOptions.fields); ordering is in memory.
-import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
+import type { RunStatus, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunStore } from '../../domain/ports/runStore.ts';
 import { ownerOf, type RunRecord, type ThreadRecord } from '../../domain/agent/records.ts';
@@ -132,6 +132,13 @@ export class CollectionRunStore implements RunStore {
 
   putThread(thread: ThreadRecord): WriteOp {
     return { collection: this.threads.name, id: thread.thread_id, value: thread };
+  }
+
+  settleThread(threadId: string, fields: Partial<ThreadRecord>, status: { settled: ThreadStatus; whileWaiting: ThreadStatus }): WriteOp {
+    const set = { ...fields, status: status.settled };
+    if (status.whileWaiting === status.settled) return { collection: this.threads.name, id: threadId, set };
+    const whileAny = { collection: this.runs.name, where: { thread_id: threadId, status: 'pending' }, set: { status: status.whileWaiting } };
+    return { collection: this.threads.name, id: threadId, set, whileAny };
   }
 
   deleteThread(threadId: string): WriteOp {

@@ -176,13 +176,9 @@ export class PgRunClaims implements RunClaims {
   }
 
   async endState(run: RunRecord): Promise<EndState> {
-    const { rows } = await this.store.query<{ run: RunRecord | null; thread: ThreadRecord | null; pending: string }>(
-      END_STATE_SQL,
-      [run.run_id, run.thread_id],
-      true,
-    );
+    const { rows } = await this.store.query<{ run: RunRecord | null; thread: ThreadRecord | null }>(END_STATE_SQL, [run.run_id, run.thread_id], true);
     const row = rows[0];
-    return { run: row?.run ?? undefined, thread: row?.thread ?? undefined, pendingOnThread: Number(row?.pending ?? 0) };
+    return { run: row?.run ?? undefined, thread: row?.thread ?? undefined };
   }
 
   async renew(held: Claim[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
@@ -388,10 +384,9 @@ const FENCE_SQL = `SELECT 1 FROM agentplane_run_claims c JOIN agentplane_runs r 
     WHERE c.run_id = $1 AND c.token = $2 AND r.status = 'running' AND (r.doc->>'attempt')::integer = $3
     FOR NO KEY UPDATE OF c, r`;
 
-/** The run, its thread and the count of runs pending on the thread, read in one statement (the three reads a run's end is written from). */
+/** The run and its thread, read in one statement (what a run's end is written from; the runs pending on the thread are counted by the write). */
 const END_STATE_SQL = `SELECT (SELECT doc FROM agentplane_runs WHERE run_id = $1) AS run,
-    (SELECT doc FROM agentplane_threads WHERE thread_id = $2) AS thread,
-    (SELECT count(*) FROM agentplane_runs WHERE thread_id = $2 AND status = 'pending') AS pending`;
+    (SELECT doc FROM agentplane_threads WHERE thread_id = $2) AS thread`;
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';

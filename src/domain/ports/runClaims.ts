@@ -25,12 +25,14 @@ export interface LogClose {
   result: unknown;
 }
 
-/** The run and its thread as a run's end is about to be recorded (undefined: deleted meanwhile). */
+/**
+ * The run and its thread as a run's end is about to be recorded (undefined: deleted meanwhile).
+ * The end writes its thread in place (RunStore.settleThread), not this copy back: the thread
+ * may change before the write, and what changed stays.
+ */
 export interface EndState {
   run: RunRecord | undefined;
   thread: ThreadRecord | undefined;
-  /** Runs pending on the thread. */
-  pendingOnThread: number;
 }
 
 /** What a claim changes on a run's record: it is running from now on. */
@@ -94,10 +96,7 @@ export interface RunClaims {
    * ever once the end is recorded, and what the write stored already is not stored again.
    */
   recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord, close?: LogClose): Promise<boolean>;
-  /**
-   * What the end of a run is written from: the run's record, its thread's, and how many runs
-   * wait on the thread (PostgreSQL: one statement instead of three).
-   */
+  /** What the end of a run is written from: the run's record and its thread's (PostgreSQL: one statement). */
   endState(run: RunRecord): Promise<EndState>;
   /**
    * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:

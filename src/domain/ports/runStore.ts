@@ -7,7 +7,7 @@
 // the store's collections (adapters/run-storage/collectionRunStore.ts: the embedded store's,
 // and PostgreSQL's, whose collections are tables) and, on PostgreSQL, with the lists,
 // summaries and first reads in SQL (adapters/run-storage/pgRunStore.ts).
-import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
+import type { RunStatus, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from './store.ts';
 import type { RunRecord, ThreadRecord } from '../agent/records.ts';
 import type { RunWindow, RunWindowSummary } from '../agent/runs/assistantRunMetrics.ts';
@@ -48,6 +48,13 @@ export interface RunStore {
   putRun(run: RunRecord): WriteOp;
   deleteRun(runId: string): WriteOp;
   putThread(thread: ThreadRecord): WriteOp;
+  /**
+   * The operation that writes a run's end onto its thread in place (Store's SetOp): `fields`
+   * set on the thread as it stands when the write applies (what was written to it since it was
+   * read stays), its status `status.settled`, or `status.whileWaiting` when runs are pending on
+   * it then; nothing when the thread is gone by then.
+   */
+  settleThread(threadId: string, fields: Partial<ThreadRecord>, status: { settled: ThreadStatus; whileWaiting: ThreadStatus }): WriteOp;
   deleteThread(threadId: string): WriteOp;
   /** Applies the operations atomically. */
   write(ops: WriteOp[]): Promise<void>;

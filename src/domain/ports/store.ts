@@ -61,7 +61,40 @@ export interface CollectionOptions {
   containment?: string[];
 }
 
-export type WriteOp = { collection: string; id: string; value: object } | { collection: string; id: string; delete: true };
+/** Stores a record whole (a new one, or over the one stored). */
+export interface PutOp {
+  collection: string;
+  id: string;
+  value: object;
+}
+
+export interface DeleteOp {
+  collection: string;
+  id: string;
+  delete: true;
+}
+
+/**
+ * Sets some top-level fields of a record in place: on the record as it stands when the write
+ * applies, not on a copy read before it (which another write may have changed since: those
+ * changes stay); nothing when there is none, so a record deleted meanwhile stays deleted.
+ * `whileAny`: other values for some fields, set instead when, as the write applies, a record of
+ * another collection matches `whileAny.where` (exact values of indexed fields) — a thread's
+ * status while runs are pending on it, counted at the write, not at a read before it.
+ */
+export interface SetOp {
+  collection: string;
+  id: string;
+  set: Record<string, unknown>;
+  whileAny?: { collection: string; where: Record<string, string>; set: Record<string, unknown> };
+}
+
+export type WriteOp = PutOp | DeleteOp | SetOp;
+
+/** The fields a SetOp leaves on a record, given whether `whileAny` matched. */
+export function fieldsSet(op: SetOp, matched: boolean): Record<string, unknown> {
+  return matched && op.whileAny ? { ...op.set, ...op.whileAny.set } : op.set;
+}
 
 export interface Store {
   collection<T extends object>(name: string, options?: CollectionOptions): Collection<T>;

@@ -81,7 +81,7 @@ export async function recordRunEnd(
 ): Promise<void> {
   const { records, eventLog, checkpointer, claims } = deps;
   const { run } = claim;
-  const { thread, run: current, pendingOnThread } = await claims.endState(run);
+  const { thread, run: current } = await claims.endState(run);
   if (!thread || !current) return; // the thread was deleted meanwhile
   // another replica took the run over (this one was thought gone) and started it again:
   // the run is theirs now, and this attempt records nothing (recordEnd checks it again, in the write)
@@ -103,24 +103,21 @@ export async function recordRunEnd(
   const seqEnd = protocol && protocol.base + protocol.published + (endsProtocol ? 1 : 0);
   const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
   if (step.effects.some((e) => e.type === 'deleteCheckpoints')) ops.push(...(await checkpointer.deleteRunOps(run.thread_id, run.run_id)));
-  const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
-  const values = step.thread ? await valuesAtEnd(deps, thread, event, output, step) : thread.values;
   // the trace stays with the run's record: deleted with the run and its thread
   const withTrace = next && trace ? copyWith(next, { trace }) : next;
   const traced = withTrace && protocol ? copyWith(withTrace, { protocol_seq: { base: protocol.base, end: seqEnd! } }) : withTrace;
   ops.push(traced ? records.putRun(traced) : records.deleteRun(run.run_id));
-  if (step.thread)
-    ops.push(
-      records.putThread(
-        copyWith(thread, {
-          status: settleThread(step.thread, pendingOnThread > 0),
-          interrupts,
-          values,
-          updated_at: next?.updated_at ?? nowIso(),
-          ...(seqEnd !== undefined ? { protocol_seq: seqEnd } : {}),
-        }),
-      ),
-    );
+  if (step.thread) {
+    // only what the end decides, set on the thread as it is when the write applies (not on the
+    // copy read above: a patch, or a run queued on it, may come in between and must stay), and
+    // `busy` when a run is pending on it then, counted by the write itself
+    const fields: Partial<ThreadRecord> = { updated_at: next?.updated_at ?? nowIso() };
+    if (event.type === 'succeed' && output) fields.interrupts = output.interrupts;
+    const values = await valuesAtEnd(deps, thread, event, output, step);
+    if (values) fields.values = values.values;
+    if (seqEnd !== undefined) fields.protocol_seq = seqEnd;
+    ops.push(records.settleThread(run.thread_id, fields, { settled: settleThread(step.thread, false), whileWaiting: settleThread(step.thread, true) }));
+  }
   // a final end gives the claim up with it (a temporary thread's goes after its deletion, below)
   const release = next && FINAL_RUN_STATUSES.has(next.status) && !isTemporary(run) ? next : undefined;
   const ended = next && FINAL_RUN_STATUSES.has(next.status) ? endedNews(next, output, event, started) : undefined;
@@ -151,9 +148,10 @@ export async function recordRunEnd(
 /**
  * The values the thread's record keeps after the run (reads answer them, never computing a
  * state): a successful run's own; a rolled-back run's thread keeps those from before it (its
- * checkpoints go with this write); otherwise what its checkpoints hold, the last good ones
- * when the graph's reducers refused the failed step's writes. A plain-function graph writes
- * its state only with a successful end, so the others leave its values as they were.
+ * checkpoints go with this write: undefined, nothing to set); otherwise what its checkpoints
+ * hold, the last good ones when the graph's reducers refused the failed step's writes. A
+ * plain-function graph writes its state only with a successful end, so the others leave its
+ * values as they were.
  */
 async function valuesAtEnd(
   deps: RunEndDeps,
@@ -161,10 +159,10 @@ async function valuesAtEnd(
   event: RunEvent,
   output: RunOutput | undefined,
   step: Transition,
-): Promise<Record<string, unknown> | null | undefined> {
-  if (event.type === 'succeed' && output) return output.values;
-  if (step.effects.some((e) => e.type === 'deleteCheckpoints')) return thread.values;
-  return deps.threadValues(thread);
+): Promise<{ values: Record<string, unknown> | null } | undefined> {
+  if (event.type === 'succeed' && output) return { values: output.values };
+  if (step.effects.some((e) => e.type === 'deleteCheckpoints')) return undefined;
+  return { values: await deps.threadValues(thread) };
 }
 
 /** `ended`: the final end as this server recorded it (none when it did not: the thread went, or another replica took the run over). */

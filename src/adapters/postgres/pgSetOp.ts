@@ -1,0 +1,52 @@
+// A SetOp (domain/ports/store.ts) on PostgreSQL: one UPDATE of the record where it stands when
+// the statement reaches its row, never a document read before and written back whole. The
+// fields go into the stored document in place (agentplane_json_set, migration 12: the other
+// fields and the order of every key kept, as json keeps them), with the columns they feed
+// (pgTables.ts). `whileAny` is asked of agentplane_exists_now, a volatile function: it reads
+// with a snapshot of its own, taken when it is called. A plain subquery would read with the
+// statement's, taken at its start: when a transaction that stored a pending run and its thread
+// commits while this UPDATE waits for the thread's row, the UPDATE then writes the thread's new
+// version (READ COMMITTED re-evaluates it there) but would still count the runs as they were,
+// and settle a thread idle with a run pending on it.
+import type { SetOp } from '../../domain/ports/store.ts';
+import { fieldsSet } from '../../domain/ports/store.ts';
+import { columnParam, type AreaTable } from './pgTables.ts';
+
+/** Where the record is: its table, the condition that names it by `$1`, its area's columns. */
+export interface SetTarget {
+  table: string;
+  byId: string;
+  area: AreaTable | undefined;
+}
+
+/** A `whileAny` as a query agentplane_exists_now runs: its values as `$1[1]`, `$1[2]`… of one text array. */
+export interface ExistsQuery {
+  query: string;
+  args: string[];
+}
+
+/** The UPDATE for `op` (its parameters numbered from $1) and its parameters; `exists`: its `whileAny` as a query. */
+export function setStatement(target: SetTarget, op: SetOp, exists: ExistsQuery | undefined): { sql: string; params: unknown[] } {
+  const plain = op.set;
+  const matched = fieldsSet(op, true);
+  const params: unknown[] = [op.id, JSON.stringify(plain)];
+  const param = (value: unknown, type: string) => `$${params.push(value)}::${type}`;
+  const columns = (target.area?.columns ?? []).filter((column) => column.field.split('.')[0] in matched);
+  if (!exists) {
+    const sets = columns.map((column) => `${column.name} = ${param(columnParam(column, plain), column.type)}`);
+    return { sql: `UPDATE ${target.table} SET ${[...sets, 'doc = agentplane_json_set(doc, $2::json)'].join(', ')} WHERE ${target.byId}`, params };
+  }
+  // asked once for the row, and every value chosen by that one answer: the columns and the
+  // document never disagree (the sub-select reads the row's document, so it runs again when
+  // READ COMMITTED re-evaluates the row's newer version, and asks again then)
+  const either = (otherwise: string, instead: string) => `CASE WHEN asked.waiting THEN ${instead} ELSE ${otherwise} END`;
+  const values = columns.map((column) => {
+    const top = column.field.split('.')[0];
+    const otherwise = top in plain ? param(columnParam(column, plain), column.type) : `${target.table}.${column.name}`;
+    return either(otherwise, param(columnParam(column, matched), column.type));
+  });
+  const doc = `agentplane_json_set(${target.table}.doc, ${either('$2::json', param(JSON.stringify(matched), 'json'))})`;
+  const asked = `(SELECT agentplane_exists_now(${param(exists.query, 'text')}, ${param(exists.args, 'text[]')}) AS waiting) asked`;
+  const names = [...columns.map((column) => column.name), 'doc'];
+  return { sql: `UPDATE ${target.table} SET (${names.join(', ')}) = (SELECT ${[...values, doc].join(', ')} FROM ${asked}) WHERE ${target.byId}`, params };
+}

@@ -1,0 +1,71 @@
+// A SetOp on PostgreSQL (pgSetOp.ts) against a transaction that commits while it waits for the
+// row: the transaction stores a pending run and marks its thread busy (as a run's enqueue does)
+// and holds its locks; the set of the thread's end starts, waits for the thread's row, and
+// the transaction commits. The set then writes the row's newer version, and must count the
+// pending run committed meanwhile: a count read with the statement's own snapshot (taken
+// before the commit) settled the thread idle with a run pending on it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import type { WriteOp } from '../../../src/domain/ports/store.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
+
+interface Thread {
+  thread_id: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  metadata: Record<string, unknown>;
+  values?: unknown;
+}
+
+/** Resolves once a backend of the database waits for a lock (the set, behind the transaction). */
+async function waitingForLock(admin: pg.Client): Promise<void> {
+  for (;;) {
+    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+test("PostgreSQL SetOp: a thread's end counts the run queued by a transaction that commits while the end waits for the thread's row", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    store.collection('runs', { indexes: ['thread_id', 'status'] });
+    const at = new Date().toISOString();
+    await threads.put('t', { thread_id: 't', status: 'busy', created_at: at, updated_at: at, metadata: { m: 1 } });
+    const end: WriteOp = {
+      collection: 'threads',
+      id: 't',
+      set: { status: 'idle', values: { ended: true } },
+      whileAny: { collection: 'runs', where: { thread_id: 't', status: 'pending' }, set: { status: 'busy' } },
+    };
+    const run = { run_id: 'r', thread_id: 't', status: 'pending', created_at: at, kwargs: {} };
+    let ended: Promise<void> | undefined;
+    await store.transaction(async (client) => {
+      await client.query(`UPDATE agentplane_threads SET status = 'busy', doc = $2::json WHERE thread_id = $1`, [
+        't',
+        JSON.stringify({ thread_id: 't', status: 'busy', created_at: at, updated_at: at, metadata: { m: 1, queued: true } }),
+      ]);
+      await client.query(
+        `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc) VALUES ($1, $2, '', 'pending', $3, 0, $4::json)`,
+        ['r', 't', at, JSON.stringify(run)],
+      );
+      ended = store.write([end]);
+      await waitingForLock(admin);
+    });
+    await ended;
+    const thread = await threads.get('t');
+    assert.deepEqual(thread, { thread_id: 't', status: 'busy', created_at: at, updated_at: at, metadata: { m: 1, queued: true }, values: { ended: true } });
+    const column = await admin.query(`SELECT status FROM agentplane_threads WHERE thread_id = 't'`);
+    assert.equal(column.rows[0].status, 'busy', 'the status column says what the document says');
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
