@@ -42,6 +42,10 @@ export class CollectionThreads implements ThreadsRepository {
     return { collection: this.threads.name, id: thread.thread_id, value: thread };
   }
 
+  setOp(threadId: string, fields: Partial<ThreadRecord>): WriteOp {
+    return { collection: this.threads.name, id: threadId, set: fields };
+  }
+
   async search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]> {
     const end = page.limit === undefined ? undefined : page.offset + page.limit;
     if (page.sortBy === 'created_at') {

@@ -41,6 +41,12 @@ export interface ThreadsRepository {
   withTtl(): Promise<ThreadRecord[]>;
   /** The write that stores this thread, for one atomic write with other records' (Store.write). */
   putOp(thread: ThreadRecord): WriteOp;
+  /**
+   * The write that sets `fields` on the thread as it stands when the write applies (Store's
+   * SetOp): what another write changed since the caller read it stays (a run's end, which
+   * holds no thread lock); nothing when the thread is gone.
+   */
+  setOp(threadId: string, fields: Partial<ThreadRecord>): WriteOp;
   /** The matching threads in the page's order. */
   search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]>;
   count(filter: ThreadFilter): Promise<number>;

@@ -81,14 +81,13 @@ export async function enqueueRun(
   };
   const inputIds = assignInputMessageIds(body.input);
   if (inputIds) run.input_message_ids = inputIds;
-  const thread: ThreadRecord = copyWith(base, {
-    status: 'busy' as const,
-    updated_at: now,
-    metadata: threadMetadata,
-    // upstream keeps a busy thread's config as it is (the running run's)
-    config: base.status === 'busy' ? base.config : merged.threadConfig,
-  });
-  const ops: WriteOp[] = [deps.threads.putOp(thread), deps.runs.putRun(run)];
+  const changed: Partial<ThreadRecord> = { status: 'busy', updated_at: now, metadata: threadMetadata };
+  // upstream keeps a busy thread's config as it is (the running run's)
+  if (base.status !== 'busy') changed.config = merged.threadConfig;
+  // an existing thread gets only these fields, set where it stands when the write applies: a
+  // run ending on it meanwhile (it holds no thread lock) writes its values, and they stay
+  const threadOp = existing ? deps.threads.setOp(threadId, changed) : deps.threads.putOp(copyWith(base, changed) as ThreadRecord);
+  const ops: WriteOp[] = [threadOp, deps.runs.putRun(run)];
   // the records, the log and the claimers' wake-up in one step where the backend can
   const { woke } = await deps.claims.enqueue(ops, run, owner);
   deps.engine.enqueued(woke);

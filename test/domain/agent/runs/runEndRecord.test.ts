@@ -14,22 +14,26 @@ import { composeApplication } from '../../../../src/compose/application.ts';
 import type { AreaPorts } from '../../../../src/compose/area.ts';
 import type { RunClaims } from '../../../../src/domain/ports/runClaims.ts';
 
-/** Holds every run's end before its write until the test lets it go. */
+/** Holds every run's end before its write until the test lets it go; a run's enqueue too, while `holdEnqueues`. */
 class EndGate {
   private readonly held: { runId: string; go: () => void }[] = [];
   private readonly watchers = new Set<() => void>();
+  holdEnqueues = false;
 
-  /** The run claims, each end's write held here first. */
+  /** The run claims, each end's write held here first (and each enqueue's, while asked). */
   wrap(claims: RunClaims): RunClaims {
     return new Proxy(claims, {
       get: (target, name) => {
         if (name === 'recordEnd') {
           return async (...args: Parameters<RunClaims['recordEnd']>) => {
-            await new Promise<void>((go) => {
-              this.held.push({ runId: args[0].run.run_id, go });
-              for (const watch of this.watchers) watch();
-            });
+            await this.hold(args[0].run.run_id);
             return target.recordEnd(...args);
+          };
+        }
+        if (name === 'enqueue') {
+          return async (...args: Parameters<RunClaims['enqueue']>) => {
+            if (this.holdEnqueues) await this.hold(`enqueue ${args[1].thread_id}`);
+            return target.enqueue(...args);
           };
         }
         const value = Reflect.get(target, name, target) as unknown;
@@ -38,7 +42,14 @@ class EndGate {
     });
   }
 
-  /** Resolves once the end of `runId` is held (read, not yet written). */
+  private hold(key: string): Promise<void> {
+    return new Promise<void>((go) => {
+      this.held.push({ runId: key, go });
+      for (const watch of this.watchers) watch();
+    });
+  }
+
+  /** Resolves once the end of `runId` is held (read, not yet written), or the enqueue named `enqueue <thread id>`. */
   reached(runId: string): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
@@ -119,6 +130,31 @@ for (const backend of BACKENDS) {
       const after = await thread(id);
       assert.equal(after.status, 'idle');
       assert.equal(after.values.messages.length, 4);
+    });
+
+    test('keeps the values of a run that ended while a run was being created on the thread (the creation read the thread before)', async () => {
+      const id = await newThread();
+      const first = await startRun(id, 'first');
+      await gate.reached(first);
+      gate.holdEnqueues = true;
+      const creating = startRun(id, 'second');
+      await gate.reached(`enqueue ${id}`);
+      gate.holdEnqueues = false;
+      gate.release(first);
+      await join(id, first);
+      gate.release(`enqueue ${id}`);
+      const second = await creating;
+      await gate.reached(second);
+      const between = await thread(id);
+      assert.equal(between.status, 'busy');
+      assert.deepEqual(
+        between.values.messages.map((m: { content: string }) => m.content),
+        ['first', 'first'],
+        "the first run's values stay",
+      );
+      gate.release(second);
+      await join(id, second);
+      assert.equal((await thread(id)).values.messages.length, 4);
     });
   });
 }
