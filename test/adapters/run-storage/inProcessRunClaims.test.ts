@@ -74,6 +74,39 @@ describe('in-process run claims', () => {
     );
   });
 
+  it('finds the fair order once a claim: a claim of several slots reads each waiting run once, not once per run it takes (issue 83)', async () => {
+    // a tenant's flood holds up to 1,000 runs in flight (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT),
+    // each stateless run on a thread of its own, and its runs that end together free 10 slots at
+    // once: read and sorted again for each run taken, the claim of those 10 took ~2 ms of the loop
+    const q = await queue();
+    const a = [];
+    for (let i = 0; i < 300; i++) a.push(await q.add(`a${i}`, { owner: 'tenant-a' }));
+    const b = await q.add('b0', { owner: 'tenant-b' });
+    // the claim asks `skip` about each waiting run it reads
+    class CountedSkip extends Set<string> {
+      asked = 0;
+      override has(value: string): boolean {
+        this.asked += 1;
+        return super.has(value);
+      }
+    }
+    const skip = new CountedSkip();
+    const taken = (await q.claims.claim(running, 10, skip)).claims.map((c) => c.run.run_id);
+    // the fair share as before: B's one run goes second, A's in receipt order around it
+    assert.deepEqual(taken, [a[0].run_id, b.run_id, ...a.slice(1, 9).map((r) => r.run_id)]);
+    assert.ok(skip.asked <= 301, `the claim read the waiting runs ${skip.asked} times for 301 runs waiting (one read each is enough)`);
+  });
+
+  it('finds the order again when a run it was to take was withdrawn meanwhile, and takes the next', async () => {
+    const q = await queue();
+    const a = await q.add('t1');
+    const behind = await q.add('t1');
+    const other = await q.add('t2');
+    await q.runs.put(a.run_id, { ...a, status: 'interrupted' });
+    const taken = (await q.claims.claim(running, 2)).claims.map((c) => c.run.run_id);
+    assert.deepEqual(taken.sort(), [behind.run_id, other.run_id].sort());
+  });
+
   it('skips a run withdrawn while it waited (its record is no longer pending)', async () => {
     const q = await queue();
     const a = await q.add('t1');
