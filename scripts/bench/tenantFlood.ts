@@ -20,10 +20,15 @@
 // (AGENTPLANE_RUN_WORKERS; by default the product's, runs in worker threads; 0: on the request loop),
 // FLOOD_READS_FILE (each flooded read's span, for scripts/bench/floodReadProfile.ts),
 // FLOOD_PRIORITY=-10 (this process's main thread above the machine's other work: on a shared
-// machine a process that has work loses the CPU to others, and B's tail is then the machine's).
+// machine a process that has work loses the CPU to others, and B's tail is then the machine's),
+// FLOOD_CLIENT_POLICY=nice (A's flooding client at niceness 19 only, not under SCHED_IDLE too:
+// test/support/floodClient.ts), FLOOD_LOOP_HOLDS=1 (the server's main-thread CPU between two
+// turns of its loop while B reads, test/support/loopHolds.ts: what B's requests wait behind on
+// the CPU, which the machine's load does not inflate). Beside B's latencies, how long its reads
+// waited for a core (core_wait: the server's main thread and B's client on the run queue).
 import os from 'node:os';
 import { RUN_MS, floodRig, p50, p99, type FloodSpells } from '../../test/support/tenantFlood.ts';
-import type { FloodKind, FloodReport } from '../../test/support/floodClient.ts';
+import type { FloodKind, FloodReport, FlooderPolicy } from '../../test/support/floodClient.ts';
 
 const WINDOW_MS = Number(process.env.FLOOD_WINDOW_MS ?? 2_000);
 const ROUNDS = Number(process.env.FLOOD_ROUNDS ?? 5);
@@ -36,6 +41,8 @@ const rig = await floodRig({
   keylessSockets: process.env.FLOOD_KEYLESS ? Number(process.env.FLOOD_KEYLESS) : undefined,
   kinds: process.env.FLOOD_KINDS ? (process.env.FLOOD_KINDS.split(',') as FloodKind[]) : undefined,
   runWorkers: process.env.FLOOD_RUN_WORKERS,
+  flooderPolicy: process.env.FLOOD_CLIENT_POLICY as FlooderPolicy | undefined,
+  loopHolds: Boolean(process.env.FLOOD_LOOP_HOLDS),
 });
 const loadBefore = os.loadavg()[0];
 let spells: FloodSpells;
@@ -46,6 +53,14 @@ try {
   report = await rig.close();
 }
 const fixed = (ms: number) => Math.round(ms * 10) / 10;
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? NaN;
+const holdFigures = (holds: number[]) => ({
+  p99: Math.round(percentile(holds, 0.99) * 100) / 100,
+  p999: Math.round(percentile(holds, 0.999) * 100) / 100,
+  max: Math.round(Math.max(...holds) * 100) / 100,
+  // the CPU share of the main thread while B read
+  busy: Math.round((holds.reduce((a, b) => a + b, 0) / holds.length) * 100) / 100,
+});
 // what A's flood cost the server, beyond what B's reads cost it quiet
 const idleCpuPerMs = spells.idleCpu / spells.idleMs;
 const admitted = Object.entries(report.statuses).reduce((n, [status, count]) => n + (/^2/.test(status) ? count : 0), 0);
@@ -63,6 +78,19 @@ const figures = {
   idle_read_loop_p99_ms: fixed(p99(spells.idleReadLoop)),
   flood_read_loop_p99_ms: fixed(p99(spells.floodReadLoop)),
   loop_ratio: fixed(p99(spells.floodReadLoop) / p99(spells.idleReadLoop)),
+  // how long B's reads waited for a core (the server's main thread and B's client on the run queue)
+  idle_core_wait_p99_ms: fixed(p99(spells.idleCoreWaits)),
+  flood_core_wait_p99_ms: fixed(p99(spells.floodCoreWaits)),
+  slow_flood_reads_waiting_for_core: spells.slowFloodReadsWaitingForCore,
+  // FLOOD_LOOP_HOLDS=1: the server's main-thread CPU between two turns of its loop while B read, quiet and flooded
+  ...(spells.floodHolds.length > 0
+    ? {
+        loop_holds_ms: {
+          idle: holdFigures(spells.idleHolds),
+          flood: holdFigures(spells.floodHolds),
+        },
+      }
+    : {}),
   rounds: spells.rounds.map((r) => ({
     p99: [fixed(r.idleP99), fixed(r.floodP99)],
     loop_p99: [fixed(r.idleLoopP99), fixed(r.floodLoopP99)],
@@ -76,6 +104,8 @@ const figures = {
   a_cpu_ms_per_admitted: fixed(aCpu / Math.max(1, admitted)),
   a_cpu_share: fixed((aCpu / spells.floodMs) * 100),
   keyless_refused: report.keylessRefused,
+  // A's client's CPU over the flooded spells' time (it floods only then, and is paused between)
+  a_client_cpu_share: fixed((report.cpuMs / spells.floodMs) * 100),
   flood_loop_delay_p99_ms: fixed(spells.floodLoopDelayP99),
   // the server's main-thread collections while B read, and B's slow flooded reads that waited through a scavenge
   gc: {
@@ -91,6 +121,7 @@ const figures = {
   },
   load_average: [fixed(loadBefore), fixed(os.loadavg()[0])],
   priority: process.env.FLOOD_PRIORITY ?? '0',
+  flooder_policy: process.env.FLOOD_CLIENT_POLICY ?? 'idle',
   details: report.details,
 };
 console.log(JSON.stringify(figures, null, 2));

@@ -21,6 +21,12 @@ export interface Reads {
   latencies: number[];
   /** The server's main thread's CPU time while each read waited, ms (empty where /proc is not). */
   loops: number[];
+  /**
+   * The time each read spent waiting for a core, ms: the server's main thread's wait on the run
+   * queue while the read waited, plus B's own (its client's main thread): what the machine's other
+   * work (A's flooding client among it) cost the read, not the server's work (empty where /proc is not).
+   */
+  coreWaits: number[];
   /** Each read's start and end, µs of the monotonic clock (process.hrtime; V8's CPU profiles use the same). */
   spans: [number, number][];
 }
@@ -37,25 +43,33 @@ const CLIENT = `
 const fs = require('node:fs');
 const { url, key, threadId, serverPid, everyMs } = JSON.parse(process.env.TENANT_OPTIONS);
 const headers = { 'x-api-key': key, 'content-type': 'application/json' };
-// the main thread's task has the process's id; the first field of its schedstat is the ns it ran
-const schedstat = '/proc/' + serverPid + '/task/' + serverPid + '/schedstat';
-const loopMs = () => { try { return Number(fs.readFileSync(schedstat, 'latin1').split(' ', 1)[0]) / 1e6; } catch { return NaN; } };
+// a main thread's task has its process's id; its schedstat's first two fields are the ns it ran
+// and the ns it waited on the run queue for a core
+const schedstat = (pid) => '/proc/' + pid + '/task/' + pid + '/schedstat';
+const stat = (file) => { try { const [ran, waited] = fs.readFileSync(file, 'latin1').split(' ', 2); return [Number(ran) / 1e6, Number(waited) / 1e6]; } catch { return [NaN, NaN]; } };
+const serverStat = schedstat(serverPid);
+const ownStat = schedstat(process.pid);
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function reads(ms) {
-  const out = { latencies: [], loops: [], spans: [] };
+  const out = { latencies: [], loops: [], coreWaits: [], spans: [] };
   const until = performance.now() + ms;
   while (performance.now() < until) {
     const started = performance.now();
     const startUs = nowUs();
-    const loopBefore = loopMs();
+    const [ranBefore, serverWaitedBefore] = stat(serverStat);
+    const ownWaitedBefore = stat(ownStat)[1];
     const res = await fetch(url + '/threads/' + threadId, { headers });
     await res.arrayBuffer();
-    const loop = loopMs() - loopBefore;
+    const [ran, serverWaited] = stat(serverStat);
+    const ownWaited = stat(ownStat)[1];
     const took = performance.now() - started;
     if (res.status !== 200) throw new Error('B was refused: ' + res.status);
     out.latencies.push(took);
-    if (!Number.isNaN(loop)) out.loops.push(loop);
+    if (!Number.isNaN(ran)) {
+      out.loops.push(ran - ranBefore);
+      out.coreWaits.push(serverWaited - serverWaitedBefore + ownWaited - ownWaitedBefore);
+    }
     out.spans.push([startUs, nowUs()]);
     await sleep(Math.max(0, everyMs - took));
   }

@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from './server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
-import { startFlood, type Flood, type FloodKind, type FloodReport } from './floodClient.ts';
+import { startFlood, type Flood, type FloodKind, type FloodReport, type FlooderPolicy } from './floodClient.ts';
 import { startTenantClient, type Reads } from './tenantClient.ts';
 import { recordGcPauses, type GcTally } from './gcPauses.ts';
+import { recordLoopHolds } from './loopHolds.ts';
 
 /** How long each of A's runs lasts: B's run may wait at most this long more than alone. */
 export const RUN_MS = 1_000;
@@ -36,6 +37,10 @@ export interface FloodSetup {
   kinds?: FloodKind[];
   /** AGENTPLANE_RUN_WORKERS of the server; by default the product's (runs in worker threads). */
   runWorkers?: string;
+  /** Record the loop's holds while B reads (loopHolds.ts: a 1-ms timer on the server's loop, in both spells). */
+  loopHolds?: boolean;
+  /** How A's flooding client yields the cores (floodClient.ts FlooderPolicy). */
+  flooderPolicy?: FlooderPolicy;
 }
 
 /** B's figures of the spells measured, and what A's flood cost the server. */
@@ -50,6 +55,12 @@ export interface FloodSpells {
    */
   idleReadLoop: number[];
   floodReadLoop: number[];
+  /** How long each read of B's waited for a core (the server's main thread and B's client on the run queue, Reads.coreWaits), quiet and flooded. */
+  idleCoreWaits: number[];
+  floodCoreWaits: number[];
+  /** The server's main thread's CPU ms between two turns of its loop while B read (loopHolds.ts), quiet and flooded; empty unless asked. */
+  idleHolds: number[];
+  floodHolds: number[];
   /** Each flooded read's start and end (µs of process.hrtime, as V8's CPU profiles) and its read_loop, ms: where a profile's slow reads are. */
   floodReadSpans: [number, number, number][];
   idleRuns: number[];
@@ -69,6 +80,8 @@ export interface FloodSpells {
    * through a young-generation collection (a scavenge) of the server's.
    */
   gc: { idle: GcTally; flood: GcTally; slowFloodReads: number; slowFloodReadsInScavenge: number };
+  /** Of those slow flooded reads, how many waited 1 ms or more for a core: the machine's tail (A's client's CPU among it), not the server's work. */
+  slowFloodReadsWaitingForCore: number;
 }
 
 export interface FloodRig {
@@ -131,6 +144,7 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
     keylessSockets: setup.keylessSockets ?? KEYLESS_SOCKETS,
     runMs: RUN_MS,
     kinds: setup.kinds,
+    policy: setup.flooderPolicy,
   });
   /**
    * Waits until A's bursts are spent (at most 5 s), and 100 ms more for the server to answer them:
@@ -172,6 +186,10 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         floodReads: [],
         idleReadLoop: [],
         floodReadLoop: [],
+        idleCoreWaits: [],
+        floodCoreWaits: [],
+        idleHolds: [],
+        floodHolds: [],
         floodReadSpans: [],
         idleRuns: [],
         floodRuns: [],
@@ -182,12 +200,15 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         floodMs: 0,
         floodLoopDelayP99: 0,
         gc: { idle: emptyTally(), flood: emptyTally(), slowFloodReads: 0, slowFloodReadsInScavenge: 0 },
+        slowFloodReadsWaitingForCore: 0,
       };
       const loopDelay = monitorEventLoopDelay({ resolution: 5 });
       const gc = recordGcPauses();
       for (let round = 0; round < rounds; round++) {
         let cpu = cpuMs();
+        let holds = setup.loopHolds ? recordLoopHolds() : undefined;
         const idle: Reads = await clientB.reads(windowMs);
+        out.idleHolds.push(...(holds?.stop() ?? []));
         out.idleCpu += cpuMs() - cpu;
         out.idleMs += windowMs;
         const idleRun = await clientB.run(runBody);
@@ -198,7 +219,9 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         // the flood's first burst passes (A's bucket, full after the quiet spell, admits
         // AGENTPLANE_MAX_REQUEST_BURST at once by design), then B is measured while A keeps on
         await burstPassed();
+        holds = setup.loopHolds ? recordLoopHolds() : undefined;
         const flooded: Reads = await clientB.reads(windowMs);
+        out.floodHolds.push(...(holds?.stop() ?? []));
         const floodRun = await clientB.run(runBody);
         loopDelay.disable();
         await flood.pause();
@@ -208,6 +231,8 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         out.floodReads.push(...flooded.latencies);
         out.idleReadLoop.push(...idle.loops);
         out.floodReadLoop.push(...flooded.loops);
+        out.idleCoreWaits.push(...idle.coreWaits);
+        out.floodCoreWaits.push(...flooded.coreWaits);
         out.floodReadSpans.push(...flooded.spans.map(([from, to], i) => [from, to, flooded.loops[i] ?? NaN] as [number, number, number]));
         out.idleRuns.push(idleRun);
         out.floodRuns.push(floodRun);
@@ -218,6 +243,7 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         flooded.spans.forEach(([from, to], i) => {
           if (flooded.latencies[i]! <= slow) return;
           out.gc.slowFloodReads++;
+          if ((flooded.coreWaits[i] ?? 0) >= 1) out.slowFloodReadsWaitingForCore++;
           if (gc.within(from, to).some((p) => p.minor)) out.gc.slowFloodReadsInScavenge++;
         });
         out.rounds.push({

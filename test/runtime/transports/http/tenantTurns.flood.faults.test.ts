@@ -20,7 +20,9 @@
 //   waited, which the machine's other work does not inflate);
 // - the test process asks for a higher priority than the machine's other work where it may
 //   (root, or CAP_SYS_NICE) before the server starts, so its threads and B's process (which
-//   inherit it) are not the ones a busy machine takes the CPU from; the flooder runs at the lowest;
+//   inherit it) are not the ones a busy machine takes the CPU from; the flooder runs at the lowest
+//   (niceness 19 and SCHED_IDLE where chrt is: a core it holds is given up as soon as the server or
+//   B wakes, so its own CPU is not in B's latency, test/support/floodClient.ts);
 // - B is measured once A's burst (AGENTPLANE_MAX_REQUEST_BURST, let in at once by design) is
 //   sent, while A keeps flooding at what its rate and the server let it;
 // - bounded: 3 rounds of 2 s spells an attempt (~1 min with A's runs let end between rounds).
