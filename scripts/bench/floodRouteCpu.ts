@@ -6,6 +6,7 @@
 // quotas as in a flood (deployments refused at the tenant's 100). CPU time, so a shared
 // machine's load inflates it little; B's read of its thread (`read`) beside them says what the
 // in-process request itself costs. `npx tsx scripts/bench/floodRouteCpu.ts [n]`
+import fs from 'node:fs';
 import { inProcessApp } from '../../test/support/server.ts';
 import { testProject } from '../../test/fixtures/agent-server/project.ts';
 
@@ -24,6 +25,8 @@ const app = await inProcessApp({
     AGENTPLANE_MAX_REQUEST_BURST: '1000000',
   },
 });
+// the temporary data directory goes with this process, whatever ends it (a test server leaves its own)
+process.once('exit', () => app.dataDir && fs.rmSync(app.dataDir, { recursive: true, force: true }));
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;

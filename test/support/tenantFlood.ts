@@ -7,6 +7,7 @@
 // resumed, its runs let end in between), so both see the same machine. Measured by
 // scripts/bench/tenantFlood.ts.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestServer, type TestServer } from './server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
@@ -265,6 +266,8 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
       const report = await flood.stop();
       clientB.stop();
       await server.close();
+      // the temporary data directory the server was given goes with it (a test server leaves its own)
+      if (server.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
       return report;
     },
   };
