@@ -152,6 +152,16 @@ export function storeContract(open: () => Promise<Store>): void {
     ]);
     assert.equal(await docs.get('a'), undefined);
     assert.equal((await docs.get('b'))?.n, 4);
+    // in one write, a set takes the record as the ops before it leave it
+    await store.write([
+      { collection: 'docs', id: 'c', value: { id: 'c', tenant: 't', n: 5 } },
+      { collection: 'docs', id: 'c', set: { n: 6 } },
+      { collection: 'docs', id: 'c', set: { tenant: 'v' } },
+      { collection: 'docs', id: 'b', delete: true },
+      { collection: 'docs', id: 'b', set: { n: 7 } },
+    ]);
+    assert.deepEqual(await docs.get('c'), { id: 'c', tenant: 'v', n: 6 });
+    assert.equal(await docs.get('b'), undefined, 'deleted earlier in the same write: not set back');
   });
 
   it("sets other values while a record of another collection matches, as that collection is when the write applies (a thread's runs)", async () => {

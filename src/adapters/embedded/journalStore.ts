@@ -552,11 +552,26 @@ export class JournalStore implements Store {
    * (apply runs whole, so no write comes between this read and the line), `whileAny` counted
    * now too; null when there is no record (one deleted meanwhile stays deleted).
    */
-  private putNow(op: SetOp): PutOp | null {
-    const current = this.handle(op.collection).readLoaded(op.id);
-    if (current === undefined) return null;
+  private putNow(op: SetOp, earlier: Map<string, object | null>): PutOp | null {
+    const key = `${op.collection}\u0000${op.id}`;
+    // a record written earlier in the same write is set as that write left it
+    const current = earlier.has(key) ? earlier.get(key) : this.handle(op.collection).readLoaded(op.id);
+    if (current === undefined || current === null) return null;
     const matched = op.whileAny !== undefined && this.handle(op.whileAny.collection).countLoaded({ where: op.whileAny.where }) > 0;
     return { collection: op.collection, id: op.id, value: copyWith(current, fieldsSet(op, matched)) };
+  }
+
+  /** The write's SetOps as the puts they are now (putNow), each on the record as the ops before it in the write leave it. */
+  private resolved(written: WriteOp[]): (PutOp | DeleteOp)[] {
+    const earlier = new Map<string, object | null>();
+    const ops: (PutOp | DeleteOp)[] = [];
+    for (const op of written) {
+      const put = 'set' in op ? this.putNow(op, earlier) : op;
+      if (!put) continue;
+      earlier.set(`${put.collection}\u0000${put.id}`, 'delete' in put ? null : put.value);
+      ops.push(put);
+    }
+    return ops;
   }
 
   private handle(name: string): JournalCollection<object> {
@@ -569,13 +584,7 @@ export class JournalStore implements Store {
    */
   apply(written: WriteOp[]): void {
     if (this.closed) throw new Error('store is closed');
-    const ops = written.some((op) => 'set' in op)
-      ? written.flatMap((op) => {
-          if (!('set' in op)) return [op];
-          const put = this.putNow(op);
-          return put ? [put] : [];
-        })
-      : (written as (PutOp | DeleteOp)[]);
+    const ops = written.some((op) => 'set' in op) ? this.resolved(written) : (written as (PutOp | DeleteOp)[]);
     if (ops.length === 0) return;
     const lines: JournalOp[] = [];
     const entries: (Kept | null)[] = [];

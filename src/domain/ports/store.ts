@@ -80,7 +80,9 @@ export interface DeleteOp {
  * changes stay); nothing when there is none, so a record deleted meanwhile stays deleted.
  * `whileAny`: other values for some fields, set instead when, as the write applies, a record of
  * another collection matches `whileAny.where` (exact values of indexed fields) — a thread's
- * status while runs are pending on it, counted at the write, not at a read before it.
+ * status while runs are pending on it, counted at the write, not at a read before it. In a
+ * write of several ops, the record is set as the ops before it leave it; `whileAny` reads the
+ * other collection as it was before the write.
  */
 export interface SetOp {
   collection: string;

@@ -30,7 +30,7 @@ import { leaseTimes } from './runLease.ts';
 import { ClaimRenewal } from './runClaimRenewal.ts';
 import { announceRunEnd, applied, isTemporary, outcomeOf, recordRunEnd, type RunEndDeps, type RunEndOutbox, type RunEnded, type Told } from './runEndRecord.ts';
 import type { InFlight } from './runInFlight.ts';
-import { FINAL_RUN_STATUSES, transition, type CancelAction, type RunEvent, type StopReason } from './runStateMachine.ts';
+import { FINAL_RUN_STATUSES, settleThread, transition, type CancelAction, type RunEvent, type StopReason } from './runStateMachine.ts';
 
 export type { RunEnded } from './runEndRecord.ts';
 
@@ -128,11 +128,13 @@ export class RunEngine {
     // the record is the queue entry: taken out while still pending, atomically against a claim
     if (run.status === 'pending' && (await records.withdraw(runId, cancelled))) {
       this.deps.onWithdrawn?.(runId);
-      const thread = await records.thread(threadId);
       const idle = (await this.inflight(threadId)).filter((id) => id !== runId).length === 0;
+      // the thread's status set where it stands when the write applies, `busy` if a run was
+      // queued on it meanwhile (this holds no thread lock: a patch or a creation may come first)
+      const settled = step.thread && { settled: step.thread, whileWaiting: settleThread(step.thread, true) };
       await records.write([
         step.run ? records.putRun(cancelled) : records.deleteRun(runId),
-        ...(thread && idle && step.thread ? [records.putThread(copyWith(thread, { status: step.thread, updated_at: cancelled.updated_at }))] : []),
+        ...(idle && settled ? [records.settleThread(threadId, { updated_at: cancelled.updated_at }, settled)] : []),
       ]);
       await eventLog.end(runId);
       if (isTemporary(run)) await this.discard(threadId);

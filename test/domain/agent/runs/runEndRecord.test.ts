@@ -13,6 +13,8 @@ import { freshDatabaseUrl } from '../../../support/postgres.ts';
 import { composeApplication } from '../../../../src/compose/application.ts';
 import type { AreaPorts } from '../../../../src/compose/area.ts';
 import type { RunClaims } from '../../../../src/domain/ports/runClaims.ts';
+import type { RunStore } from '../../../../src/domain/ports/runStore.ts';
+import type { WriteOp } from '../../../../src/domain/ports/store.ts';
 
 /** Holds every run's end before its write until the test lets it go; a run's enqueue too, while `holdEnqueues`. */
 class EndGate {
@@ -34,6 +36,24 @@ class EndGate {
           return async (...args: Parameters<RunClaims['enqueue']>) => {
             if (this.holdEnqueues) await this.hold(`enqueue ${args[1].thread_id}`);
             return target.enqueue(...args);
+          };
+        }
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+
+  /** The run store, each write of a thread held here first (as `thread write <id>`) while `holdThreadWrites`. */
+  holdThreadWrites = false;
+  wrapRuns(runs: RunStore): RunStore {
+    return new Proxy(runs, {
+      get: (target, name) => {
+        if (name === 'write') {
+          return async (ops: WriteOp[]) => {
+            const thread = ops.find((op) => op.collection === 'threads');
+            if (this.holdThreadWrites && thread) await this.hold(`thread write ${thread.id}`);
+            return target.write(ops);
           };
         }
         const value = Reflect.get(target, name, target) as unknown;
@@ -79,7 +99,10 @@ for (const backend of BACKENDS) {
     before(async () => {
       const env: Record<string, string> = backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {};
       const withGate = (ports: AreaPorts) =>
-        composeApplication(['agent-server'])({ ...ports, runBackend: { ...ports.runBackend, claims: gate.wrap(ports.runBackend.claims) } });
+        composeApplication(['agent-server'])({
+          ...ports,
+          runBackend: { ...ports.runBackend, claims: gate.wrap(ports.runBackend.claims), runs: gate.wrapRuns(ports.runBackend.runs) },
+        });
       app = await areaApp('agent-server', { dataDir: null, env, app: withGate });
     });
     after(() => app?.close());
@@ -155,6 +178,24 @@ for (const backend of BACKENDS) {
       gate.release(second);
       await join(id, second);
       assert.equal((await thread(id)).values.messages.length, 4);
+    });
+
+    test('a pending run cancelled: the thread keeps a patch made meanwhile, and stays busy when a run was queued on it meanwhile', async () => {
+      const id = await newThread();
+      const later = { assistant_id: 'echo', input: hello('later'), after_seconds: 3600 };
+      const queue = async () => (await json(await app.api(`/threads/${id}/runs`, { method: 'POST', json: later }))).run_id as string;
+      const first = await queue();
+      gate.holdThreadWrites = true;
+      const cancelling = app.api(`/threads/${id}/runs/${first}/cancel`, { method: 'POST' });
+      await gate.reached(`thread write ${id}`);
+      gate.holdThreadWrites = false;
+      await json(await app.api(`/threads/${id}`, { method: 'PATCH', json: { metadata: { patched: 'while cancelling' } } }));
+      await queue();
+      gate.release(`thread write ${id}`);
+      assert.ok((await cancelling).status < 300);
+      const after = await thread(id);
+      assert.equal(after.metadata.patched, 'while cancelling', 'the patch stays');
+      assert.equal(after.status, 'busy', 'a run is pending on the thread');
     });
   });
 }
