@@ -2,9 +2,10 @@
 // endpoint); composeAgentServer (agentServer.ts beside this) makes them an area.
 import type { Locks } from '../../domain/keyedLock.ts';
 import path from 'node:path';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
 import type { Logger } from '../../runtime/logging/logger.ts';
+import { startWarmUps } from '../startWarmUps.ts';
+import { youngCollection } from '../../runtime/idle/idleCollector.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/threads/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
@@ -233,6 +234,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
       worker: config.runWorkerWarmup && pool ? () => pool.warm().then(() => log.debug('a run worker is ready ahead of the first run')) : undefined,
       schemas: config.schemaWarmup ? warmSchemas : undefined,
       busy: () => domain.executingRuns() > 0,
+      youngCollection: () => youngCollection()?.(),
       // the run path through that worker, on agentplane's own graph and stores (runPathWarmUp.ts):
       // a LangGraph graph, so only where the project has one (the main thread of a project of
       // plain functions loads no LangGraph), and loaded only then
@@ -279,78 +281,6 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     discoveryServiceFor: servicesOf(domain, discoveryOwner(ownerOf)),
     reload,
     runEnds,
-  };
-}
-
-/**
- * What a start warms in the background, one after another and with no pause between them, so
- * that nothing of it comes after the run path's warm-up, where the first run would meet it
- * (issue 89: the graphs' schemas were read, and the compiler's worker ended, a moment after that
- * warm-up, often in the first run; and a pause for idleness between the steps is the moment a
- * first run comes, sent by a client that waited for the server to settle):
- *
- * 1. a run worker, at once (the port already answers);
- * 2. the graphs' schemas read from their types, as soon as that worker is ready;
- * 3. the run path through that worker.
- *
- * Without a worker to warm (runs on the request loop, or the worker's warm-up off), or while runs
- * execute, the schemas wait for the process to be idle, from SCHEMA_WARMUP_DELAY_MS after the
- * start: their worker (the TypeScript compiler, ~0.6 s of CPU and ~60-100 MB) would add ~0.3 s
- * to the time to the first answer, and begun while requests or runs keep the process busy it
- * competes with them for the cores (a backlog of runs right after a start answered a third
- * slower). Idle is the process (every thread) using under a tenth of a core over the last half
- * second, and its main thread's event loop busy under a tenth of that time: on a host whose cores
- * other processes fill, a busy server may get under a tenth of a core, but its event loop is
- * still busy (the CPU reading alone started the warm-up beside requests at a load average of 13
- * on 2 cores). A schema asked for before then starts the reading itself; the warm-up then finds
- * it under way. A step that fails is logged at debug; the next one still comes.
- */
-const SCHEMA_WARMUP_DELAY_MS = 2_000;
-const IDLE_CHECK_MS = 500;
-const IDLE_SHARE_OF_A_CORE = 0.1;
-
-interface StartWarmUps {
-  worker?: () => Promise<void>;
-  schemas?: () => Promise<void>;
-  runPath?: () => Promise<void>;
-  /** Runs execute now. */
-  busy: () => boolean;
-}
-
-function startWarmUps(steps: StartWarmUps, log: Logger): BackgroundModule {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const step = (name: string, work: (() => Promise<void>) | undefined) =>
-    stopped || !work ? Promise.resolve() : work().catch((err: unknown) => log.debug(`the start's warm-up of ${name} failed`, { err }));
-  /** Resolves once the process is idle, checked every IDLE_CHECK_MS from `delayMs` on (never once stopped). */
-  const idle = (delayMs: number) =>
-    new Promise<void>((resolve) => {
-      const check = (before: NodeJS.CpuUsage, loopBefore: EventLoopUtilization) => {
-        timer = setTimeout(() => {
-          const used = process.cpuUsage(before);
-          const loop = performance.eventLoopUtilization(loopBefore);
-          if ((used.user + used.system) / 1000 < IDLE_CHECK_MS * IDLE_SHARE_OF_A_CORE && loop.utilization < IDLE_SHARE_OF_A_CORE) resolve();
-          else check(process.cpuUsage(), performance.eventLoopUtilization());
-        }, IDLE_CHECK_MS).unref();
-      };
-      timer = setTimeout(() => check(process.cpuUsage(), performance.eventLoopUtilization()), Math.max(0, delayMs - IDLE_CHECK_MS)).unref();
-    });
-  return {
-    start: () => {
-      const started = performance.now();
-      void (async () => {
-        await step('a run worker', steps.worker);
-        if (steps.schemas) {
-          if (!steps.worker || steps.busy()) await idle(SCHEMA_WARMUP_DELAY_MS - (performance.now() - started));
-          await step('the schemas', steps.schemas);
-        }
-        await step('the run path', steps.runPath);
-      })();
-    },
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
-    },
   };
 }
 
