@@ -27,7 +27,12 @@
 // FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
 // (`LOG_LEVEL=debug`); FIRST_RUN_BEFORE=<graph>:<n>
 // sends n runs of another graph before the measured ones (what a start's first run would take
-// with the run path warmed by real runs, but not the measured graph's own code).
+// with the run path warmed by real runs, but not the measured graph's own code);
+// FIRST_RUN_CLIENT=sdk makes the threads and streams with `@langchain/langgraph-sdk`'s Client, as
+// users run it (a new Client for each start, its first token its first `messages` chunk; the
+// SDK's code warmed on the bare server as the bench's own is), in place of the bench's fetch (its
+// server CPU per run then holds the thread's creation too).
+import { Client } from '@langchain/langgraph-sdk';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +50,7 @@ const NODE_ARGS = process.env.FIRST_RUN_NODE_ARGS?.split(' ').filter(Boolean) ??
 const SERVER_ARGS = process.env.FIRST_RUN_SERVER_ARGS?.split(' ').filter(Boolean) ?? [];
 const [BEFORE_GRAPH, BEFORE_RUNS] = (process.env.FIRST_RUN_BEFORE ?? ':0').split(':');
 const INPUT = { messages: [{ role: 'user', content: 'what is 2 * 3?' }] };
+const SDK = process.env.FIRST_RUN_CLIENT === 'sdk';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -86,6 +92,22 @@ async function timeTo(url: string, init: RequestInit, until: RegExp, moments?: {
   return first;
 }
 
+/** One run through the SDK's Client on a new thread: ms from asking for the stream to its first `messages` chunk, the stream read to its end. */
+async function sdkTimeTo(client: Client, moments?: { sent: number; first: number; end: number; sentAt?: number }): Promise<number> {
+  const thread = await client.threads.create();
+  const started = performance.now();
+  if (moments) [moments.sent, moments.sentAt] = [monotonicUs(), Date.now()];
+  let first = NaN;
+  for await (const chunk of client.runs.stream(thread.thread_id, 'agent', { input: INPUT, streamMode: ['messages-tuple'] })) {
+    if (Number.isNaN(first) && chunk.event === 'messages') {
+      first = performance.now() - started;
+      if (moments) moments.first = monotonicUs();
+    }
+  }
+  if (moments) moments.end = monotonicUs();
+  return first;
+}
+
 const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /**
@@ -95,6 +117,7 @@ const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'cont
 async function warmClient(): Promise<void> {
   const bare = createServer((req, res) => {
     req.resume();
+    if (req.url === '/threads') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"thread_id":"t"}');
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('event: metadata\ndata: {}\n\n');
     setTimeout(() => res.end('event: messages\ndata: {}\n\n'), 5);
@@ -102,6 +125,10 @@ async function warmClient(): Promise<void> {
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const { port } = bare.address() as { port: number };
   for (let i = 0; i < 30; i++) await timeTo(`http://127.0.0.1:${port}/x`, post({}), /event: messages/);
+  if (SDK) {
+    const client = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
+    for (let i = 0; i < 30; i++) await sdkTimeTo(client);
+  }
   bare.close();
 }
 
@@ -202,15 +229,20 @@ async function oneStart(tree: string, round: number): Promise<Start> {
     const idleMs = await idle(server.cpu);
     const runs: number[] = [];
     const cpu: number[] = [];
+    const client = SDK ? new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } }) : undefined;
     for (let i = 0; i < RUNS; i++) {
       if (i > 0) await delay(GAP_MS);
-      const thread = (await (await fetch(`${server.url}/threads`, post({}))).json()) as { thread_id: string };
-      const url = `${server.url}/threads/${thread.thread_id}/runs/stream`;
+      const thread = client ? undefined : ((await (await fetch(`${server.url}/threads`, post({}))).json()) as { thread_id: string });
+      const url = `${server.url}/threads/${thread?.thread_id}/runs/stream`;
       const moments = { round, run: i + 1, sent: 0, first: 0, end: 0 };
       if (COVERAGE && i < 2) await takeCoverage(server.pid);
       const cpuBefore = threadsCpuMs(server.pid);
       const threadsBefore = THREADS ? perThreadCpuMs(server.pid) : undefined;
-      runs.push(await timeTo(url, post({ assistant_id: 'agent', input: INPUT, stream_mode: ['messages-tuple'] }), /^event: messages/m, moments));
+      runs.push(
+        client
+          ? await sdkTimeTo(client, moments)
+          : await timeTo(url, post({ assistant_id: 'agent', input: INPUT, stream_mode: ['messages-tuple'] }), /^event: messages/m, moments),
+      );
       windows.push(moments);
       await delay(20);
       cpu.push(threadsCpuMs(server.pid) - cpuBefore);
