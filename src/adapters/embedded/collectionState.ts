@@ -4,7 +4,9 @@
 // one of these per group of records, loaded while the group is in use.
 import { OrderedIds, type Positions } from './orderedIds.ts';
 import { cacheCost, type PagedFiles, type ValueCache, type Location } from './pagedValues.ts';
+import type { Kept } from './keptEntry.ts';
 import type { KeptStrings } from './keptStrings.ts';
+import { PackedRecords, cacheKeyOf, type RecordMap } from './packedRecords.ts';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 
 export const EMPTY = new OrderedIds();
@@ -32,19 +34,7 @@ export function keptFields(fields: readonly string[], at: readonly number[], key
   return out;
 }
 
-/**
- * A record as the store keeps it: with its place in the collection's order (-1 until placed).
- * A record of a paged collection has no value here once it is on disk: its `file` (0: none),
- * `at` and `len` say where it is, held on the entry rather than in an object of their own
- * (~50 bytes a record, issue 91); `keys` holds the fields its collection keeps
- * (pagedCollections.ts), in their order.
- */
-export interface Kept extends Partial<Location> {
-  seq: number;
-  value: object | undefined;
-  slot: number;
-  keys?: unknown[];
-}
+export type { Kept } from './keptEntry.ts';
 
 /** A record held whole in memory, not (yet) on disk: no place, not even empty fields for one (~24 bytes a record of the collections held whole). */
 export function wholeEntry(seq: number, value: object): Kept {
@@ -58,7 +48,7 @@ export const placeOf = (entry: Kept) => entry as Location;
 export interface Paging {
   kept: readonly string[];
   files: PagedFiles;
-  cache: ValueCache<Kept>;
+  cache: ValueCache<Kept | number>;
 }
 
 /**
@@ -67,7 +57,7 @@ export interface Paging {
  */
 class EntrySlots implements Positions {
   size = 0;
-  constructor(private readonly records: Map<string, Kept>) {}
+  constructor(private readonly records: RecordMap) {}
   has(id: string): boolean {
     return (this.records.get(id)?.slot ?? -1) >= 0;
   }
@@ -90,11 +80,12 @@ class EntrySlots implements Positions {
 
 /** One collection's records, or one group's (recordGroups.ts); a RecordSet of its own. */
 export class CollectionState {
-  readonly records = new Map<string, Kept>();
+  /** The entries by id: packed in rows for a paged collection not grouped (runs, threads: packedRecords.ts). */
+  readonly records: RecordMap;
   /** Set until the records of a paged collection are loaded after the start: begins loading them, and every request on it waits for it. */
   load: (() => Promise<void>) | null = null;
   /** Insertion order, walkable from the newest end without copying. */
-  readonly order = new OrderedIds(new EntrySlots(this.records));
+  readonly order: OrderedIds;
   private readonly indexes = new Map<string, Map<string, OrderedIds>>();
   /** Per indexed field whose index holds only some values, those values (the others are found by a scan). */
   private readonly indexedOnly = new Map<string, readonly string[]>();
@@ -112,7 +103,14 @@ export class CollectionState {
   /** False once an update moved a record to the end of an index (a changed indexed field): the indexes' orders are not the records'. */
   private indexesInOrder = true;
 
-  constructor(readonly paging: Paging | null) {}
+  constructor(
+    readonly paging: Paging | null,
+    packed = false,
+  ) {
+    const records: RecordMap = packed && paging ? new PackedRecords(paging.kept) : new Map<string, Kept>();
+    this.records = records;
+    this.order = new OrderedIds(records.positions ?? new EntrySlots(records));
+  }
 
   get size(): number {
     return this.records.size;
@@ -138,17 +136,21 @@ export class CollectionState {
   valueOf(entry: Kept): object {
     if (entry.value !== undefined) return entry.value;
     const paging = this.paging!;
-    const cached = paging.cache.get(entry);
+    const key = cacheKeyOf(entry);
+    const cached = paging.cache.get(key);
     if (cached) return cached;
     const where = placeOf(entry);
     const value = deepFreeze(JSON.parse(paging.files.read(where).toString('utf8')) as object);
-    paging.cache.put(entry, value, cacheCost(value));
+    paging.cache.put(key, value, cacheCost(value));
     return value;
   }
 
   /** A top-level field of the record, from what memory keeps of it when it can. */
   fieldOf(entry: Kept, field: string): unknown {
-    if (entry.keys !== undefined) {
+    if (entry.keyAt) {
+      const at = this.paging!.kept.indexOf(field);
+      if (at >= 0 && entry.value === undefined) return entry.keyAt(at);
+    } else if (entry.keys !== undefined) {
       const at = this.paging!.kept.indexOf(field);
       if (at >= 0) return entry.keys[at];
     }
@@ -157,25 +159,31 @@ export class CollectionState {
 
   set(id: string, entry: Kept): void {
     const previous = this.records.get(id);
+    // what the version replaced held, read before it is replaced (a packed row is let go then)
+    const before = previous && [...this.indexes.keys()].map((field) => this.fieldOf(previous, field));
+    const orderedBefore = previous && [...this.ascending.keys()].map((field) => this.orderKey(previous, field));
     entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
     this.records.set(id, entry);
     this.order.add(id);
     if (entry.file) this.paging!.files.ref(entry.file);
     // Only fields whose value changed are re-indexed: an index keeps insertion order, so
     // `where` + `reverse` lists stay newest-first by creation when a record is updated.
+    let i = 0;
     for (const [field, index] of this.indexes) {
-      const before = previous && this.fieldOf(previous, field);
+      const was = before?.[i++];
       const after = this.fieldOf(entry, field);
-      if (previous && before === after) continue;
+      if (previous && was === after) continue;
       if (previous) this.indexesInOrder = false;
-      if (this.holdsInIndex(field, before)) dropFromIndex(index, before, id);
+      if (this.holdsInIndex(field, was)) dropFromIndex(index, was, id);
       if (this.holdsInIndex(field, after)) addToIndex(index, after, id);
     }
+    let j = 0;
     for (const [field, state] of this.ascending) {
+      const keyBefore = orderedBefore?.[j++];
       if (state === 'unordered') continue;
       const key = this.orderKey(entry, field);
       if (previous) {
-        if (key !== this.orderKey(previous, field)) this.ascending.set(field, 'unordered');
+        if (key !== keyBefore) this.ascending.set(field, 'unordered');
       } else if (key >= state.last) state.last = key;
       else this.ascending.set(field, 'unordered');
     }
@@ -224,19 +232,20 @@ export class CollectionState {
   }
 
   /** A paged record's value, written again elsewhere (a snapshot), is read from there from now on. */
-  relocate(entry: Kept, where: Location, strings: KeptStrings): void {
+  relocate(id: string, entry: Kept, where: Location, strings: KeptStrings): void {
     const paging = this.paging!;
     paging.files.ref(where.file);
     if (entry.file) paging.files.unref(entry.file);
     else {
       // held whole until now (loaded from a shard written before paging): the cache takes it
       entry.keys = keysOf(paging.kept, entry.value!, strings);
-      paging.cache.put(entry, entry.value!, cacheCost(entry.value!));
+      paging.cache.put(cacheKeyOf(entry), entry.value!, cacheCost(entry.value!));
       entry.value = undefined;
     }
     entry.file = where.file;
     entry.at = where.at;
     entry.len = where.len;
+    this.records.relocated?.(id, entry);
   }
 
   /** Lets go of every record (a group no longer held in memory: recordGroups.ts); the state is not used again. */
@@ -246,13 +255,13 @@ export class CollectionState {
 
   /** Lets go of the values cached of its records, their files still held open (a group set aside: recordGroups.ts); the state is not used again. */
   releaseCached(): void {
-    if (this.paging) for (const entry of this.records.values()) this.paging.cache.drop(entry);
+    if (this.paging) for (const entry of this.records.values()) this.paging.cache.drop(cacheKeyOf(entry));
   }
 
   /** What a replaced or removed version of a record held on to. */
   private release(entry: Kept): void {
     if (!this.paging) return;
-    this.paging.cache.drop(entry);
+    this.paging.cache.drop(cacheKeyOf(entry));
     if (entry.file) this.paging.files.unref(entry.file);
   }
 

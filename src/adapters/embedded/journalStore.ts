@@ -33,6 +33,7 @@ import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } fro
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
 import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
+import { cacheKeyOf, sameVersion } from './packedRecords.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
   FILE_MODE,
@@ -182,7 +183,7 @@ export class JournalStore implements Store {
   /** The paged collections whose records are still to load after the start (loadCollection). */
   private readonly later = new Map<string, PagedLoad>();
   private readonly files = new PagedFiles();
-  private readonly cache: ValueCache<Kept>;
+  private readonly cache: ValueCache<Kept | number>;
   /** Set on load when a paged shard had no saved index that describes it (read whole instead). */
   private unindexed = false;
   /** The file number of the journal file being written, for the records located in it. */
@@ -205,7 +206,7 @@ export class JournalStore implements Store {
     this.retryMs = options.retryMs ?? 1_000;
     this.paged = this.dataDir ? (options.paged ?? PAGED_COLLECTIONS) : {};
     this.few = options.few ?? (options.paged ? {} : FEW_VALUES);
-    this.cache = new ValueCache<Kept>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    this.cache = new ValueCache<Kept | number>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     const grouped = options.grouped ?? (options.paged ? {} : GROUPED_COLLECTIONS);
     this.grouped = Object.fromEntries(Object.entries(grouped).filter(([name]) => name in this.paged));
     this.heldRecords = options.heldRecords ?? Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 4096));
@@ -330,7 +331,9 @@ export class JournalStore implements Store {
         }
         // values still held whole (shards from before paging) go to disk soon, and shards without a saved index get one
         if (--left > 0) return;
+        // the timer's callback shares this scope's closures, the strings shared while loading among what they keep: let go of it too
         if (this.loadTimer) clearTimeout(this.loadTimer);
+        this.loadTimer = null;
         if (this.unplaced || this.unindexed) this.snapshotSoon();
       };
       state.load = () => (loading ??= begin());
@@ -624,7 +627,7 @@ export class JournalStore implements Store {
         // made whole at once: fields added to an entry made without them went to a second object (~50 bytes a record)
         const located: Kept = { seq: entry.seq, value: undefined, slot: -1, file: this.segmentNumber, at: lineStart + place.at, len: place.len, keys };
         state.set(id, located);
-        this.cache.put(located, value, cacheCost(value));
+        this.cache.put(cacheKeyOf(located), value, cacheCost(value));
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);
@@ -845,7 +848,7 @@ export class JournalStore implements Store {
     const { file, number, generation, added, bytes } = await this.writeShardText(name, shard, records());
     const kept = state.paging!.kept;
     const indexed = added.map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) }));
-    for (const [id, entry, place] of added) if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...place }, this.strings);
+    for (const [id, entry, place] of added) if (sameVersion(state.records.get(id), entry)) state.relocate(id, entry, { file: number, ...place }, this.strings);
     try {
       await writePagedIndex(file, generation, kept, indexed, this.few[name]);
     } catch (err) {
@@ -882,7 +885,7 @@ export class JournalStore implements Store {
       const state = span.group.state;
       if (!state) continue;
       for (const [id, entry, place] of added.slice(span.from, span.to))
-        if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...place }, this.strings);
+        if (state.records.get(id) === entry) state.relocate(id, entry, { file: number, ...place }, this.strings);
     }
     const key = shardKey(name, shard);
     // the index file the groups are read from now stays as it is: the other one is written
@@ -995,7 +998,7 @@ export class JournalStore implements Store {
       state =
         paging && naming
           ? new RecordGroups(paging, naming, this.heldRecords, { shardFileOf: (key) => shardPath(dir, name, shardOf(key, this.shardCount)) })
-          : new CollectionState(paging);
+          : new CollectionState(paging, true);
       this.states.set(name, state);
     }
     return state;

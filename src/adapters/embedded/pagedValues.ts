@@ -123,7 +123,7 @@ interface Held<K> {
  * 20,000 ran at a quarter of the rate it had among a few (issue 86). The map now only ever gains
  * a key when it is put and loses it when it is dropped or evicted.
  */
-export class ValueCache<K extends object> {
+export class ValueCache<K> {
   private readonly held = new Map<K, Held<K>>();
   private oldest: Held<K> | null = null;
   private newest: Held<K> | null = null;

@@ -1,0 +1,319 @@
+// The entries of a paged collection that is not grouped (runs, threads: pagedCollections.ts) in
+// packed form (issue 91). A run of the `agent` graph leaves one run record and a tenth of a
+// thread's, and a server keeps every one of them for as long as it runs: as objects (the entry,
+// its array of kept fields, each time a string of its own) that was ~250 bytes of heap a run
+// beside its id. Here a record is a row of typed columns (its seq, where its value is, its
+// place in the order, each time as a number) and its kept fields' references in one array;
+// the entry a reader sees (Kept) is made from the row when it is read.
+import type { Positions } from './orderedIds.ts';
+import type { Kept } from './keptEntry.ts';
+
+/** The kept fields packed as numbers when their value is what `new Date(ms).toISOString()` gives back (a record's times). */
+export const TIME_FIELDS: readonly string[] = ['created_at', 'updated_at'];
+
+/**
+ * Every stored version of a packed record gets a number of its own: the value cache keys the
+ * versions by it (an entry read is made anew at each read, so it cannot be the key itself).
+ */
+let versions = 0;
+
+/** What a Map of entries by id offers the store (collectionState.ts), packed or not. */
+export interface RecordMap {
+  readonly size: number;
+  get(id: string): Kept | undefined;
+  has(id: string): boolean;
+  set(id: string, entry: Kept): void;
+  delete(id: string): boolean;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<Kept>;
+  entries(): IterableIterator<[string, Kept]>;
+  [Symbol.iterator](): IterableIterator<[string, Kept]>;
+  /** Where the order's places are kept, when the map keeps them (else on the entries). */
+  readonly positions?: Positions;
+  /** Writes back where the version `entry` is now, when entries are read as copies. */
+  relocated?(id: string, entry: Kept): void;
+}
+
+/** The key of a record's value in the value cache (pagedValues.ts ValueCache): its version when packed, the entry itself otherwise. */
+export function cacheKeyOf(entry: Kept): Kept | number {
+  return entry.version ?? entry;
+}
+
+/** Whether two entries read of a record are the same version of it. */
+export function sameVersion(a: Kept | undefined, b: Kept): boolean {
+  return a === b || (a !== undefined && a.version !== undefined && a.version === b.version);
+}
+
+const NONE = -1;
+
+export class PackedRecords implements RecordMap {
+  private readonly rows = new Map<string, number>();
+  private readonly free: number[] = [];
+  private capacity = 0;
+  private used = 0;
+  private seqs = new Float64Array(0);
+  private ats = new Float64Array(0);
+  private versionOf = new Float64Array(0);
+  private files = new Uint32Array(0);
+  private lens = new Uint32Array(0);
+  private slots = new Int32Array(0);
+  /** Per row: 1 when it has kept fields (a record on disk), 0 when held whole (a value in `whole`). */
+  private keyed = new Uint8Array(0);
+  /** Per row and time field: the time as milliseconds, NaN when it is kept as it is in `refs`. */
+  private times = new Float64Array(0);
+  /** Per row and kept field: the value kept (strings shared: keptStrings.ts), or undefined for a time packed above. */
+  private refs: unknown[] = [];
+  /** The values of the rare records held whole (a shard from before paging, until the next snapshot writes it). */
+  private readonly whole = new Map<number, object>();
+  /** Per kept field, its place among the time fields, or -1. */
+  private readonly timeAt: number[];
+  private readonly timeCount: number;
+  /** The places in the collection's order, on the rows (collectionState.ts OrderedIds). */
+  readonly positions: Positions;
+
+  constructor(private readonly kept: readonly string[]) {
+    let t = 0;
+    this.timeAt = kept.map((field) => (TIME_FIELDS.includes(field) ? t++ : NONE));
+    this.timeCount = t;
+    this.positions = new PackedSlots(this);
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  has(id: string): boolean {
+    return this.rows.has(id);
+  }
+
+  get(id: string): Kept | undefined {
+    const row = this.rows.get(id);
+    return row === undefined ? undefined : this.entryAt(row);
+  }
+
+  /**
+   * Stores `entry` as the record's new version, in a row of its own (an entry read before of the
+   * version it replaces still reads that version until the row is used again), and gives it its
+   * version number.
+   */
+  set(id: string, entry: Kept): void {
+    const previous = this.rows.get(id);
+    const row = this.free.pop() ?? this.grow();
+    const version = ++versions;
+    entry.version = version;
+    this.seqs[row] = entry.seq;
+    this.versionOf[row] = version;
+    this.slots[row] = entry.slot;
+    this.place(row, entry);
+    this.rows.set(id, row);
+    if (previous !== undefined) this.release(previous);
+  }
+
+  /** Writes where the value of the record's version `entry` is now (a snapshot moved it), and its kept fields; its version stays. */
+  relocated(id: string, entry: Kept): void {
+    const row = this.rows.get(id);
+    if (row !== undefined && this.versionOf[row] === entry.version) this.place(row, entry);
+  }
+
+  delete(id: string): boolean {
+    const row = this.rows.get(id);
+    if (row === undefined) return false;
+    this.rows.delete(id);
+    this.release(row);
+    return true;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.rows.keys();
+  }
+
+  *values(): IterableIterator<Kept> {
+    for (const row of this.rows.values()) yield this.entryAt(row);
+  }
+
+  *entries(): IterableIterator<[string, Kept]> {
+    for (const [id, row] of this.rows) yield [id, this.entryAt(row)];
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, Kept]> {
+    return this.entries();
+  }
+
+  slotOf(id: string): number {
+    const row = this.rows.get(id);
+    return row === undefined ? NONE : this.slots[row]!;
+  }
+
+  setSlot(id: string, slot: number): void {
+    const row = this.rows.get(id);
+    if (row !== undefined) this.slots[row] = slot;
+  }
+
+  private entryAt(row: number): Kept {
+    return new PackedEntry(
+      this,
+      row,
+      this.versionOf[row]!,
+      this.seqs[row]!,
+      this.slots[row]!,
+      this.whole.get(row),
+      this.files[row]!,
+      this.ats[row]!,
+      this.lens[row]!,
+    );
+  }
+
+  /** The kept fields of `row` while it holds `version`, undefined for a record held whole. */
+  keysOf(row: number, version: number): unknown[] | undefined {
+    this.check(row, version);
+    return this.keyed[row] ? this.kept.map((_, at) => this.keyAt(row, at)) : undefined;
+  }
+
+  /** One kept field of `row` while it holds `version`. */
+  keyOf(row: number, version: number, at: number): unknown {
+    this.check(row, version);
+    return this.keyed[row] ? this.keyAt(row, at) : undefined;
+  }
+
+  /** An entry is read from its row while the row holds its version: one read after its record was written again would be a bug here. */
+  private check(row: number, version: number): void {
+    if (this.versionOf[row] !== version) throw new Error('a packed entry was read after its record changed');
+  }
+
+  private keyAt(row: number, at: number): unknown {
+    const t = this.timeAt[at]!;
+    if (t !== NONE) {
+      const ms = this.times[row * this.timeCount + t]!;
+      if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+    }
+    return this.refs[row * this.kept.length + at];
+  }
+
+  private place(row: number, entry: Kept): void {
+    this.files[row] = entry.file ?? 0;
+    this.ats[row] = entry.at ?? 0;
+    this.lens[row] = entry.len ?? 0;
+    if (entry.value !== undefined) this.whole.set(row, entry.value);
+    else this.whole.delete(row);
+    const keys = entry.keys;
+    this.keyed[row] = keys ? 1 : 0;
+    const width = this.kept.length;
+    for (let at = 0; at < width; at += 1) {
+      const key = keys?.[at];
+      const t = this.timeAt[at]!;
+      if (t !== NONE) {
+        const ms = typeof key === 'string' ? packedTime(key) : NaN;
+        this.times[row * this.timeCount + t] = ms;
+        if (!Number.isNaN(ms)) {
+          this.refs[row * width + at] = undefined;
+          continue;
+        }
+      }
+      this.refs[row * width + at] = key;
+    }
+  }
+
+  private release(row: number): void {
+    this.whole.delete(row);
+    const width = this.kept.length;
+    for (let at = 0; at < width; at += 1) this.refs[row * width + at] = undefined;
+    this.versionOf[row] = 0;
+    this.free.push(row);
+  }
+
+  /** A new row at the end, the columns doubled when full. */
+  private grow(): number {
+    if (this.used === this.capacity) {
+      const capacity = Math.max(64, this.capacity * 2);
+      this.seqs = widen(this.seqs, new Float64Array(capacity));
+      this.ats = widen(this.ats, new Float64Array(capacity));
+      this.versionOf = widen(this.versionOf, new Float64Array(capacity));
+      this.files = widen(this.files, new Uint32Array(capacity));
+      this.lens = widen(this.lens, new Uint32Array(capacity));
+      this.slots = widen(this.slots, new Int32Array(capacity));
+      this.keyed = widen(this.keyed, new Uint8Array(capacity));
+      this.times = widen(this.times, new Float64Array(capacity * this.timeCount));
+      this.capacity = capacity;
+    }
+    const row = this.used++;
+    const width = this.kept.length;
+    for (let at = 0; at < width; at += 1) this.refs.push(undefined);
+    return row;
+  }
+}
+
+function widen<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
+}
+
+/**
+ * A record's entry as read from its row: the numbers copied, the kept fields read from the row
+ * when asked (a scan asks for one or two of them), while the row still holds this version.
+ */
+export class PackedEntry implements Kept {
+  file?: number;
+  at?: number;
+  len?: number;
+  private keysRead: unknown[] | undefined | null = null;
+  constructor(
+    private readonly table: PackedRecords,
+    private readonly row: number,
+    readonly version: number,
+    readonly seq: number,
+    public slot: number,
+    public value: object | undefined,
+    file: number,
+    at: number,
+    len: number,
+  ) {
+    if (file) {
+      this.file = file;
+      this.at = at;
+      this.len = len;
+    }
+  }
+
+  get keys(): unknown[] | undefined {
+    if (this.keysRead === null) this.keysRead = this.table.keysOf(this.row, this.version);
+    return this.keysRead;
+  }
+
+  set keys(keys: unknown[] | undefined) {
+    this.keysRead = keys;
+  }
+
+  /** One kept field (`at`: its place among the kept fields), without reading the others. */
+  keyAt(at: number): unknown {
+    return this.keysRead ? this.keysRead[at] : this.table.keyOf(this.row, this.version, at);
+  }
+}
+
+/** A time as milliseconds when its text is what they print back as; NaN otherwise (kept as text). */
+function packedTime(text: string): number {
+  if (text.length !== 24 || text[23] !== 'Z') return NaN;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN;
+}
+
+/** The places in the collection's order, held on the rows. */
+class PackedSlots implements Positions {
+  size = 0;
+  constructor(private readonly records: PackedRecords) {}
+  has(id: string): boolean {
+    return this.records.slotOf(id) >= 0;
+  }
+  get(id: string): number | undefined {
+    const slot = this.records.slotOf(id);
+    return slot >= 0 ? slot : undefined;
+  }
+  set(id: string, at: number): void {
+    if (this.records.slotOf(id) < 0) this.size += 1;
+    this.records.setSlot(id, at);
+  }
+  delete(id: string): void {
+    if (this.records.slotOf(id) < 0) return;
+    this.records.setSlot(id, NONE);
+    this.size -= 1;
+  }
+}

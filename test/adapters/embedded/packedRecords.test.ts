@@ -1,0 +1,136 @@
+// The packed entries of the runs and threads (issue 91): what a row gives back is what was set,
+// a replaced version is known by its number, and a run costs the heap a row, not objects.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { PackedRecords, sameVersion, cacheKeyOf } from '../../../src/adapters/embedded/packedRecords.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import type { Kept } from '../../../src/adapters/embedded/collectionState.ts';
+
+const KEPT = ['run_id', 'thread_id', 'status', 'created_at', 'updated_at', 'metadata'];
+const onDisk = (keys: unknown[], at = 10): Kept => ({ seq: 1, value: undefined, slot: -1, file: 3, at, len: 42, keys });
+
+test('a row gives back each kept field as it was set: times packed as numbers print back as they came, others kept as text', () => {
+  const table = new PackedRecords(KEPT);
+  const metadata = Object.freeze({ graph_id: 'agent', n: 1 });
+  const odd = ['2026-11-30T05:00:00Z', '2026-11-30T05:00:00.000+00:00', '+275760-09-13T00:00:00.000Z', 'not a time', ''];
+  table.set('a', onDisk(['a', 't1', 'success', '2026-11-30T05:00:00.123Z', '1970-01-01T00:00:00.000Z', metadata]));
+  odd.forEach((time, i) => table.set(`odd-${i}`, onDisk([`odd-${i}`, 't1', 'pending', time, 7, undefined])));
+  const a = table.get('a')!;
+  assert.deepEqual(a.keys, ['a', 't1', 'success', '2026-11-30T05:00:00.123Z', '1970-01-01T00:00:00.000Z', metadata]);
+  assert.equal(a.keys![5], metadata, 'an object kept is the same object');
+  assert.deepEqual([a.seq, a.file, a.at, a.len, a.value], [1, 3, 10, 42, undefined]);
+  odd.forEach((time, i) => assert.deepEqual(table.get(`odd-${i}`)!.keys, [`odd-${i}`, 't1', 'pending', time, 7, undefined]));
+  assert.equal(table.size, 1 + odd.length);
+  assert.equal(table.get('missing'), undefined);
+});
+
+test('a record held whole keeps its value and no kept fields; placed on disk later, it keeps its version', () => {
+  const table = new PackedRecords(KEPT);
+  const value = Object.freeze({ run_id: 'w', status: 'success' });
+  table.set('w', { seq: 4, value, slot: -1 });
+  const whole = table.get('w')!;
+  assert.equal(whole.value, value);
+  assert.equal(whole.keys, undefined);
+  assert.equal(whole.file, undefined);
+  whole.value = undefined;
+  Object.assign(whole, { file: 2, at: 5, len: 9, keys: ['w', undefined, 'success', undefined, undefined, undefined] });
+  table.relocated('w', whole);
+  const placed = table.get('w')!;
+  assert.deepEqual([placed.value, placed.file, placed.at, placed.len, placed.keys![2]], [undefined, 2, 5, 9, 'success']);
+  assert.ok(sameVersion(placed, whole));
+});
+
+test('each version has a number of its own, by which the cache knows it; an entry read before its record changed is refused, not read from another record', () => {
+  const table = new PackedRecords(KEPT);
+  table.set('a', onDisk(['a', 't1', 'pending', undefined, undefined, undefined]));
+  const first = table.get('a')!;
+  assert.ok(sameVersion(table.get('a'), first), 'read twice, the same version');
+  assert.equal(cacheKeyOf(table.get('a')!), cacheKeyOf(first));
+  table.set('a', onDisk(['a', 't1', 'success', undefined, undefined, undefined], 20));
+  const second = table.get('a')!;
+  assert.ok(!sameVersion(second, first));
+  assert.notEqual(cacheKeyOf(second), cacheKeyOf(first));
+  // the first version's row is let go, then taken by another record
+  table.set('b', onDisk(['b', 't2', 'running', undefined, undefined, undefined], 30));
+  assert.throws(() => first.keys, /read after its record changed/);
+  assert.deepEqual(table.get('b')!.keys!.slice(0, 3), ['b', 't2', 'running']);
+  assert.equal(second.keys![2], 'success');
+  const plain: Kept = { seq: 1, value: {}, slot: -1 };
+  assert.equal(cacheKeyOf(plain), plain, 'an entry not packed is its own key');
+});
+
+test('deleted rows are taken again, and the places in the order are kept on the rows', () => {
+  const table = new PackedRecords(KEPT);
+  for (let i = 0; i < 200; i += 1) table.set(`r${i}`, onDisk([`r${i}`, 't', 'success', undefined, undefined, undefined], i));
+  for (let i = 0; i < 200; i += 2) assert.ok(table.delete(`r${i}`));
+  assert.equal(table.delete('r0'), false);
+  for (let i = 0; i < 100; i += 1) table.set(`s${i}`, onDisk([`s${i}`, 't', 'success', undefined, undefined, undefined], 1000 + i));
+  assert.equal(table.size, 200);
+  assert.deepEqual([...table.keys()].slice(0, 2), ['r1', 'r3']);
+  assert.equal(table.get('s99')!.at, 1099);
+  assert.equal(table.get('r199')!.at, 199);
+  table.positions.set('s5', 7);
+  assert.equal(table.positions.get('s5'), 7);
+  assert.equal(table.get('s5')!.slot, 7);
+  table.positions.delete('s5');
+  assert.equal(table.positions.has('s5'), false);
+});
+
+test('a run of the agent graph costs the store under 260 bytes of heap, written and loaded again (issue 91)', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const heapUsed = () => {
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-packed-runs-'));
+  const count = 20_000;
+  const threads = Array.from({ length: count / 10 }, () => randomUUID());
+  const t0 = Date.parse('2026-11-30T05:00:00.000Z');
+  const open = async () => {
+    const store = await openJournalStore({ dataDir, cacheBytes: 0 });
+    return { store, runs: store.collection<Record<string, unknown>>('runs', { indexes: ['thread_id', 'status'] }) };
+  };
+  try {
+    let before = heapUsed();
+    const first = await open();
+    for (let i = 0; i < count; i += 1) {
+      const id = randomUUID(); // its id is part of what the store keeps
+      const record = {
+        run_id: id,
+        thread_id: threads[Math.floor(i / 10)],
+        status: 'success',
+        owner: 'owner-1',
+        assistant_id: 'fe096781-5601-53d2-b2f6-0d3403f7e9ca',
+        created_at: new Date(t0 + i * 7).toISOString(),
+        updated_at: new Date(t0 + i * 7 + 3_000).toISOString(),
+        kwargs: { input: { messages: [{ role: 'user', content: 'x'.repeat(100) }] } },
+      };
+      await first.runs.put(id, JSON.parse(JSON.stringify(record)) as Record<string, unknown>);
+    }
+    const written = (heapUsed() - before) / count;
+    await first.store.close();
+    before = heapUsed();
+    const again = await open();
+    await again.store.loaded();
+    const loaded = (heapUsed() - before) / count;
+    try {
+      // ~185 written and ~200 loaded (the map by id, the id, a row and the thread's index);
+      // ~400 and ~420 as entries, arrays of kept fields and times as strings of their own
+      assert.ok(written < 260, `${Math.round(written)} bytes of heap a run written`);
+      assert.ok(loaded < 260, `${Math.round(loaded)} bytes of heap a run loaded again`);
+      const newest = await again.runs.list({ where: { thread_id: threads[7]! }, reverse: true, limit: 1 });
+      assert.equal(newest[0]!.created_at, new Date(t0 + 79 * 7).toISOString());
+    } finally {
+      await again.store.close();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
