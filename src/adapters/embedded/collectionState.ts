@@ -26,9 +26,14 @@ export function keptKeys(keys: readonly unknown[], strings: KeptStrings): unknow
 
 /** The record as a caller reading only `fields` sees it, built from its kept fields (`at`: each field's place among them). */
 export function keptFields(fields: readonly string[], at: readonly number[], keys: readonly unknown[]): Record<string, unknown> {
+  return keptFieldsOf(fields, at, (place) => keys[place]);
+}
+
+/** The same, each kept field read by its place (a packed row's: packedRecords.ts). */
+export function keptFieldsOf(fields: readonly string[], at: readonly number[], keyAt: (place: number) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   fields.forEach((field, i) => {
-    const key = keys[at[i]!];
+    const key = keyAt(at[i]!);
     if (key !== undefined) out[field] = key;
   });
   return out;

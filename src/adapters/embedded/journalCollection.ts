@@ -5,7 +5,7 @@
 import { containsAll } from '../../domain/ports/containment.ts';
 import type { Collection, ListOptions, WriteOp } from '../../domain/ports/store.ts';
 import type { OrderedIds } from './orderedIds.ts';
-import { keptFields, type CollectionState, type Kept } from './collectionState.ts';
+import { keptFields, keptFieldsOf, type CollectionState, type Kept } from './collectionState.ts';
 import type { RecordSet } from './recordGroups.ts';
 
 /** What a collection asks of its store. */
@@ -166,7 +166,11 @@ export class JournalCollection<T extends object> implements Collection<T> {
     const kept = state.paging?.kept;
     if (fields && kept && fields.every((field) => kept.includes(field))) {
       const at = fields.map((field) => kept.indexOf(field));
-      return (entry) => (entry.keys ? (keptFields(fields, at, entry.keys) as T) : (state.valueOf(entry) as T));
+      return (entry) => {
+        // a packed row is read field by field: a page of ids reads the ids alone
+        if (entry.keyAt && entry.value === undefined) return keptFieldsOf(fields, at, entry.keyAt.bind(entry)) as T;
+        return entry.keys ? (keptFields(fields, at, entry.keys) as T) : (state.valueOf(entry) as T);
+      };
     }
     return (entry) => state.valueOf(entry) as T;
   }
