@@ -1,6 +1,7 @@
 // Watches the pool's idle workers for one to retire (runtime/idle/workerRetirement.ts says which):
 // once a worker has held no run for the rule's idle time it is asked its heap's size, and on
-// the answer, if it still holds none and its heap grew past the rule's growth, the pool ends it.
+// the answer, if it still holds none and its heap grew past the rule's growth or another worker
+// is idle too, the pool ends it.
 // A worker is asked once per idle spell: an idle heap does not grow, so one that was small
 // enough is left alone until it has run again. One kept only because it is home to a thread
 // waiting for its resume is asked again once none is (`noneAwaiting`), its idle spell counted
@@ -13,10 +14,12 @@ export interface RetiringPool<W> {
   runs(worker: W): number;
   /** Threads the worker is home to whose last run there stopped for input. */
   awaitingResume(worker: W): number;
+  /** The pool's other workers holding no run and not ending. */
+  otherIdle(worker: W): number;
   /** Posts `heap` to the worker (its answer comes to `heard`). */
   askHeap(worker: W): void;
   /** Ends the worker: it holds no run, and the rule said so. */
-  retire(worker: W, why: { idleMs: number; heapBytes: number; startHeapBytes: number }): void;
+  retire(worker: W, why: { idleMs: number; heapBytes: number; startHeapBytes: number; otherIdle: number }): void;
 }
 
 export class IdleRetirement<W> {
@@ -72,6 +75,7 @@ export class IdleRetirement<W> {
       heapBytes,
       startHeapBytes,
       awaitingResume: this.pool.awaitingResume(worker),
+      otherIdle: this.pool.otherIdle(worker),
     };
     const retire = shouldRetire(state, this.settings);
     // kept only for the threads awaiting their resume: the spell goes on, asked again once none does (noneAwaiting)

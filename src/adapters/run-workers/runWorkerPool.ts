@@ -44,8 +44,9 @@
 // time limit: none may run for ever without progress.
 //
 // A worker that has held no run for a while and whose heap grew well past its start (a burst of
-// large runs) is ended, its isolate's memory with it (idleRetirement.ts, runtime/idle/workerRetirement.ts):
-// V8 gives a worker's heap back late or never once it is idle. The next run that finds no worker
+// large runs), or while another worker is idle too (a burst of runs across threads), is ended,
+// its isolate's memory with it (idleRetirement.ts, runtime/idle/workerRetirement.ts): V8 gives a
+// worker's heap back late or never once it is idle, and one idle worker takes the next run warm. The next run that finds no worker
 // starts one, as the first run after the server's start does. A worker is kept while it is home to
 // a thread whose last run there stopped for input (`awaiting`): the human's answer, whenever it
 // comes, resumes the thread there and finds the graph's module state (affinity, above).
@@ -233,7 +234,7 @@ export class RunWorkerPool {
 
   /** The watchdog's round (see the top of the file). */
   private readonly watchdog: NodeJS.Timeout | undefined;
-  /** Ends large idle workers (see the top of the file); none when retirement is off. */
+  /** Ends large idle workers, and idle ones beside another (see the top of the file); none when retirement is off. */
   private readonly retirement: IdleRetirement<Slot> | undefined;
 
   constructor(private readonly options: RunWorkerPoolOptions) {
@@ -251,6 +252,7 @@ export class RunWorkerPool {
         {
           runs: (slot) => this.load(slot),
           awaitingResume: (slot) => slot.awaiting.size,
+          otherIdle: (slot) => [...this.slots].filter((s) => s !== slot && !s.retiring && !s.killed && this.load(s) === 0).length,
           askHeap: (slot) => this.post(slot, { type: 'heap' }),
           retire: (slot, why) => this.retire(slot, why),
         },
@@ -562,8 +564,8 @@ export class RunWorkerPool {
     this.dispatch();
   }
 
-  /** Ends an idle worker whose heap grew large (see the top of the file): its memory goes with it. */
-  private retire(slot: Slot, why: { idleMs: number; heapBytes: number; startHeapBytes: number }): void {
+  /** Ends an idle worker whose heap grew large, or one beside another idle worker (see the top of the file): its memory goes with it. */
+  private retire(slot: Slot, why: { idleMs: number; heapBytes: number; startHeapBytes: number; otherIdle: number }): void {
     if (this.load(slot) > 0 || slot.retiring || slot.killed || !this.slots.has(slot)) return;
     slot.retiring = true;
     this.options.log.debug('retiring an idle run worker to give its memory back', {
@@ -571,6 +573,7 @@ export class RunWorkerPool {
       idle_s: Math.round(why.idleMs / 1000),
       heap_mb: toMb(why.heapBytes),
       start_heap_mb: toMb(why.startHeapBytes),
+      other_idle: why.otherIdle,
     });
     void slot.worker.terminate();
   }

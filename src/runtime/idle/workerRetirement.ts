@@ -6,8 +6,12 @@
 // loaded again) that a server with no runs does not pay. Ending it takes all of that away; the
 // next run that needs a worker starts one, as the first run after the server's start does.
 // The rule alone, apart from any worker: a worker is retired once it has held no run for
-// `idleMs` and its runs grew its heap `heapGrowthBytes` or more past what it was once ready.
-// A worker whose runs stay small is kept (its next run finds it warm), however long it idles.
+// `idleMs` and its runs grew its heap `heapGrowthBytes` or more past what it was once ready, or
+// another worker is idle too (issue 91): one idle worker is enough for the next run to find warm,
+// and each other one holds ~100 MB of RSS that a burst of runs across threads started and a
+// quiet server keeps for ever (2 workers on 2 cores after the history bench's 8 threads at a
+// time: RSS 1.5-2x the fresh server's, which has one). A worker whose runs stay small is kept
+// when it is the only idle one (its next run finds it warm), however long it idles.
 // So is one that is home to a thread whose last run there stopped for input (an interrupt): the
 // human's answer may come after any time, and its run must find the graph's per-thread module
 // state in that worker, as in upstream's single process.
@@ -37,11 +41,16 @@ export interface WorkerState {
   startHeapBytes: number;
   /** Threads it is home to whose last run there stopped for input (their resume comes to it). */
   awaitingResume: number;
+  /** The pool's other workers holding no run and not ending (one of them takes the next run warm). */
+  otherIdle: number;
 }
 
 /** True: end the worker now (its memory goes with it). */
 export function shouldRetire(worker: WorkerState, settings: RetirementSettings = WORKER_RETIREMENT): boolean {
   return (
-    worker.runs === 0 && worker.awaitingResume === 0 && worker.idleMs >= settings.idleMs && worker.heapBytes - worker.startHeapBytes >= settings.heapGrowthBytes
+    worker.runs === 0 &&
+    worker.awaitingResume === 0 &&
+    worker.idleMs >= settings.idleMs &&
+    (worker.heapBytes - worker.startHeapBytes >= settings.heapGrowthBytes || worker.otherIdle > 0)
   );
 }

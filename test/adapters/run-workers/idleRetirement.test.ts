@@ -23,29 +23,71 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const MB = 1024 * 1024;
 const IDLE_MS = 300;
 
+/** A pool of `size` workers running the hoarding graphs, retiring idle workers after IDLE_MS. */
+function hoardingPool(store: Awaited<ReturnType<typeof openJournalStore>>, size: number): RunWorkerPool {
+  return new RunWorkerPool({
+    size,
+    setup: {
+      graphs: withCompiledGraphs(
+        { graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', hoardThenAsk: './test/fixtures/graphs/hoard.ts:hoardThenAsk' } },
+        ROOT,
+      ).graphs!,
+      baseDir: ROOT,
+      functions: 'plain',
+      fresh: false,
+    },
+    store,
+    runs: new CollectionRunStore(store),
+    log: createLogger('error'),
+    // a first small run grows a fresh worker's heap ~15 MB (lazy imports, compiled code): half this
+    retirement: { idleMs: IDLE_MS, heapGrowthBytes: 32 * MB },
+  });
+}
+
+/** Runs the hoarding graph on a new thread in `pool`; the worker thread that ran it. */
+async function hoardIn(pool: RunWorkerPool, context: { mb: number; hold_ms?: number }): Promise<string> {
+  const run = pendingRun(uuid7(), randomUUID(), { graph_id: 'hoard', status: 'running', kwargs: { input: {}, context } });
+  const output = await pool.execute(run, new AbortController().signal, () => undefined);
+  const messages = output.values.messages as { content: string }[];
+  return messages.at(-1)!.content;
+}
+
+/** Waits (at most `ms`) for `pool` to have `count` workers; whether it came to that. */
+async function workersIn(pool: RunWorkerPool, count: number, ms: number): Promise<boolean> {
+  for (const until = performance.now() + ms; performance.now() < until; await sleep(50)) if (pool.workers() === count) return true;
+  return pool.workers() === count;
+}
+
+describe('an idle run worker beside another idle one is retired (issue 91)', () => {
+  let store: Awaited<ReturnType<typeof openJournalStore>>;
+  let pool: RunWorkerPool;
+  before(async () => {
+    store = await openJournalStore({ dataDir: null });
+    pool = hoardingPool(store, 2);
+  });
+  after(async () => {
+    await pool.stop();
+    await store.close();
+  });
+
+  it('two workers busy at once, then idle with small heaps: one is ended, the other kept warm for the next run', { timeout: 60_000 }, async () => {
+    // each run holds its worker long enough for the other to start beside it
+    const both = await Promise.all([hoardIn(pool, { mb: 0, hold_ms: 1_500 }), hoardIn(pool, { mb: 0, hold_ms: 1_500 })]);
+    assert.notEqual(both[0], both[1], 'the runs went to two workers');
+    assert.ok(await workersIn(pool, 1, 20_000), 'idle beside another, one worker was retired');
+    await sleep(IDLE_MS * 5);
+    assert.equal(pool.workers(), 1, 'the last idle worker is kept');
+    assert.ok(both.includes(await hoardIn(pool, { mb: 0 })), 'the next run found the kept worker');
+  });
+});
+
 describe('an idle run worker whose heap grew is retired', () => {
   let store: Awaited<ReturnType<typeof openJournalStore>>;
   let pool: RunWorkerPool;
 
   before(async () => {
     store = await openJournalStore({ dataDir: null });
-    pool = new RunWorkerPool({
-      size: 1,
-      setup: {
-        graphs: withCompiledGraphs(
-          { graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', hoardThenAsk: './test/fixtures/graphs/hoard.ts:hoardThenAsk' } },
-          ROOT,
-        ).graphs!,
-        baseDir: ROOT,
-        functions: 'plain',
-        fresh: false,
-      },
-      store,
-      runs: new CollectionRunStore(store),
-      log: createLogger('error'),
-      // a first small run grows a fresh worker's heap ~15 MB (lazy imports, compiled code): half this
-      retirement: { idleMs: IDLE_MS, heapGrowthBytes: 32 * MB },
-    });
+    pool = hoardingPool(store, 1);
   });
 
   after(async () => {
@@ -53,13 +95,7 @@ describe('an idle run worker whose heap grew is retired', () => {
     await store.close();
   });
 
-  /** Runs the graph on a new thread; the worker thread that ran it. */
-  const hoard = async (context: { mb: number; hold_ms?: number }) => {
-    const run = pendingRun(uuid7(), randomUUID(), { graph_id: 'hoard', status: 'running', kwargs: { input: {}, context } });
-    const output = await pool.execute(run, new AbortController().signal, () => undefined);
-    const messages = output.values.messages as { content: string }[];
-    return messages.at(-1)!.content;
-  };
+  const hoard = (context: { mb: number; hold_ms?: number }) => hoardIn(pool, context);
   /** Runs the LangGraph graph that hoards per thread, then asks, on `threadId`; its output. */
   const ask = (threadId: string, kwargs: Record<string, unknown>) =>
     pool.execute(pendingRun(uuid7(), threadId, { graph_id: 'hoardThenAsk', status: 'running', kwargs }), new AbortController().signal, () => undefined);
@@ -70,11 +106,7 @@ describe('an idle run worker whose heap grew is retired', () => {
     const asked = await ask(threadId, { input: { messages: [{ role: 'user', content: '48' }] } });
     assert.deepEqual(asked.next, ['ask'], 'the run stopped for input');
   };
-  /** Waits (at most `ms`) for the pool to have `count` workers; whether it came to that. */
-  const workersCome = async (count: number, ms: number) => {
-    for (const until = performance.now() + ms; performance.now() < until; await sleep(50)) if (pool.workers() === count) return true;
-    return pool.workers() === count;
-  };
+  const workersCome = (count: number, ms: number) => workersIn(pool, count, ms);
 
   it('keeps an idle worker whose runs stayed small', { timeout: 60_000 }, async () => {
     await hoard({ mb: 0 });
