@@ -331,9 +331,11 @@ export class JournalStore implements Store {
         }
         // values still held whole (shards from before paging) go to disk soon, and shards without a saved index get one
         if (--left > 0) return;
-        // the timer's callback shares this scope's closures, the strings shared while loading among what they keep: let go of it too
+        // the strings shared while loading (every id and kept string seen) are let go: the timer's
+        // callback shares this scope's closures, and it was seen holding them until it would have fired
         if (this.loadTimer) clearTimeout(this.loadTimer);
         this.loadTimer = null;
+        strings.clear();
         if (this.unplaced || this.unindexed) this.snapshotSoon();
       };
       state.load = () => (loading ??= begin());

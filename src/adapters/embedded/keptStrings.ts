@@ -18,6 +18,11 @@ export class LoadStrings implements KeptStrings {
     this.seen.set(value, value);
     return value;
   }
+
+  /** Lets go of every string seen (the load is over: what is kept holds its own). */
+  clear(): void {
+    this.seen.clear();
+  }
 }
 
 /** While running: the last few strings kept, as a run writes its records one after the other (a bounded look-back, never a growing pool). */
