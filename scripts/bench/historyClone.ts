@@ -133,7 +133,7 @@ const who = { key: `bench-${randomUUID()}`, tenant: randomUUID() };
 let ap: Agentplane = await startHistoryServer(dataDir, work, who);
 try {
   const fresh = await settled(ap);
-  console.log(`fresh: heap ${mb(fresh.heap)} MB, RSS ${mb(fresh.rss)} MB ${JSON.stringify(rssParts(ap))}; load ${load()}`);
+  console.log(`fresh: start ${ap.startMs.toFixed(0)} ms, heap ${mb(fresh.heap)} MB, RSS ${mb(fresh.rss)} MB ${JSON.stringify(rssParts(ap))}; load ${load()}`);
   const threads: string[] = [];
   await agentRuns(ap, TEMPLATES * RUNS_PER_THREAD, 8, (_, threadId) => threads.push(threadId));
   const afterTemplates = await settled(ap);
@@ -150,7 +150,9 @@ try {
   const ok = await request(`${ap.url}/ok`);
   // startAgentplane waits until the graphs are served, which a start without history takes too
   const restartMs = performance.now() - restarted;
-  console.log(`restart to its graphs served and /ok: ${restartMs.toFixed(0)} ms (status ${ok.status})`);
+  console.log(
+    `restart to its graphs served and /ok: ${restartMs.toFixed(0)} ms (status ${ok.status}; its first 200 at ${ap.startMs.toFixed(0)} ms); load ${load()}`,
+  );
   // the copies read as their templates, ids and times aside: what is stored is what real runs store
   for (const made of copies.filter((_, i) => i % Math.max(1, Math.floor(copies.length / 20)) === 0)) {
     const [copied, template] = [await readBack(ap, made.thread, made.ids), await readBack(ap, made.template, new Map())];
