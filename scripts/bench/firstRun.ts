@@ -21,7 +21,9 @@
 // `nice` to lower both). FIRST_RUN_NODE_ARGS go before bin/agentplane.js (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`), and FIRST_RUN_WINDOWS names a file to write each run's moments into
 // (request sent, first token, end; µs of the monotonic clock a CPU profile's times are on; and
-// the moment it was sent in ms since the epoch, as the log's lines' times);
+// the moment it was sent in ms since the epoch, as the log's lines' times). Printed last for each
+// tree is the criterion's own noise: each later run's ratio against the median of the other later
+// runs of its start, as if it had been the first.
 // FIRST_RUN_THREADS=1 prints each run's CPU by thread (the main thread as `main`, the others by
 // id: the run worker is the one besides main that uses most); FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
 // FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
@@ -278,6 +280,14 @@ for (const [tree, list] of results) {
     `${path.basename(tree)}: first token ratio median ${median(ratios).toFixed(2)}, worst ${Math.max(...ratios).toFixed(2)}; first run median ${median(list.map((s) => s.runs[0])).toFixed(1)} ms, ` +
       `later runs median ${median(list.flatMap((s) => s.runs.slice(1))).toFixed(1)} ms; server CPU ratio median ${median(cpuRatios).toFixed(2)}, worst ${Math.max(...cpuRatios).toFixed(2)}; ` +
       `/ok median ${Math.round(median(list.map((s) => s.okMs)))} ms`,
+  );
+  // the criterion's own noise: each later run's ratio against the median of the others of its
+  // start, as if it had been the first (what a first run like the later ones would measure)
+  const alike = list.flatMap((s) => s.runs.slice(1).map((r, i, later) => r / median(later.filter((_, j) => j !== i))));
+  const over = alike.filter((r) => r > 1.5).length;
+  console.log(
+    `${path.basename(tree)}: a later run taken as the first: ratio median ${median(alike).toFixed(2)}, worst ${Math.max(...alike).toFixed(2)}, over 1.5 in ${over} of ${alike.length} ` +
+      `(a first run like the later ones keeps every one of ${list.length} starts within 1.5x with a chance of ~${((1 - over / alike.length) ** list.length).toFixed(2)})`,
   );
 }
 console.log(`load average ${load()}`);
