@@ -24,7 +24,6 @@ import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { Plugin } from 'esbuild';
 import { packageName } from './projectImports.ts';
 import { loadedByRequire, nearestTsconfig } from './typescriptLoader.ts';
@@ -40,24 +39,6 @@ const MARKED = new RegExp(`"${MARK}((?:[^"\\\\]|\\\\.)*)"`, 'g');
 const INNER = Symbol('resolved by esbuild for the plugin');
 
 class CannotCompile extends Error {}
-
-/** From the sources (a clone run through tsx, whose hooks a thread does not inherit) the compile runs in the caller's thread. */
-const WORKER = import.meta.url.endsWith('.ts') ? undefined : new URL('./projectCompileWorker.js', import.meta.url);
-
-/** compileProject in a thread of its own (projectCompileWorker.ts), so that the caller's thread pays none of esbuild's JavaScript. */
-export function compileProjectAside(entries: readonly string[]): Promise<CompiledProject> {
-  if (!WORKER || !entries.length) return compileProject(entries);
-  return new Promise((resolve) => {
-    const worker = new Worker(WORKER, { workerData: [...entries], stdout: false, stderr: false });
-    worker.once('message', (result: CompiledProject) => {
-      // the thread ends by itself once it has pruned (pruneSets): that never holds the process open
-      worker.unref();
-      resolve(result);
-    });
-    worker.once('error', (err) => resolve({ fallback: `the compile thread failed: ${err.message}` }));
-    worker.once('exit', (code) => resolve({ fallback: `the compile thread ended (${code}) without an answer` }));
-  });
-}
 
 /** Compiles `entries` (absolute paths of TypeScript modules) and every project module they import. */
 export async function compileProject(entries: readonly string[]): Promise<CompiledProject> {

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compileProjectAside, type CompiledProject } from './projectCompile.ts';
+import { compileProject, type CompiledProject } from './projectCompile.ts';
 import { packageName, packagesImportedBy } from './projectImports.ts';
 import { registerTypescriptLoader, typescriptLoaderRegistered } from './typescriptLoader.ts';
 
@@ -45,7 +45,7 @@ let compiledNow: CompiledProject | undefined;
  * hooks. What cannot be compiled as tsx would run it loads through tsx (the answer says why).
  */
 export function compileProjectModules(files: readonly string[]): Promise<CompiledProject> {
-  compiled = compileProjectAside([...new Set(files.filter((file) => TYPESCRIPT_FILE.test(file)))]);
+  compiled = compileProject([...new Set(files.filter((file) => TYPESCRIPT_FILE.test(file)))]);
   void compiled.then((result) => (compiledNow = result));
   return compiled;
 }
