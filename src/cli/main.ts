@@ -2,7 +2,6 @@
 // starts the server for `serve`, `dev` and `mock`, and stops it on SIGINT/SIGTERM.
 // Exit codes: 0 done, 1 the server could not start or stopped on an error, 2 a usage error.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
@@ -20,6 +19,7 @@ import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
 import { startIdleCollector } from '../runtime/idle/idleCollector.ts';
+import { processTempDir } from '../shared/processTempDir.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {
@@ -465,7 +465,7 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
   // report to the outer runner and skip running the suite's file
   const { NODE_TEST_CONTEXT: _outerRunner, ...inherited } = process.env;
   // where the suite's process writes its pid: an interruption is passed to it alone
-  const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-conformance-')), 'suite.pid');
+  const pidFile = path.join(processTempDir('agentplane-conformance-'), 'suite.pid');
   const child = spawn(process.execPath, args, {
     stdio: 'inherit',
     // a process group of its own: a Ctrl-C at the terminal reaches this command only (below)

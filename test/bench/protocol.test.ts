@@ -4,11 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { deriveRatios, emptyMemory, SHARED_GRAPH, type Measured, type Report } from '../../scripts/bench/figures.ts';
 import type { ProtocolFigure, ProtocolRound, ProtocolServer, Transport } from '../../scripts/bench/protocolFigures.ts';
 import { mergeReports, writeReport } from '../../scripts/bench/report.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 const rounds = (...rs: [number, number, number][]): ProtocolRound[] =>
   rs.map(([runsPerSecond, firstEventP50Ms, firstEventP95Ms]) => ({ runsPerSecond, firstEventP50Ms, firstEventP95Ms }));
@@ -94,7 +93,7 @@ test('protocol v2 is read against run streams per server and against upstream pe
 });
 
 test('the report carries the protocol figures and ratios in its JSON and a section of the markdown; an older report says not measured', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-protocol-'));
+  const dir = tempDir('bench-protocol-');
   try {
     const full = report(PROTOCOL);
     const files = writeReport(full, dir);

@@ -3,8 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   DEFAULT_WORKERS_SETTING,
   deriveRatios,
@@ -25,6 +23,7 @@ import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
 import { medianUnderLoad } from '../../scripts/bench/underLoad.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
 import { baselineSection, mergeReports, routeCpuSection, writeReport } from '../../scripts/bench/report.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 const load = (rps: number, p50Ms: number): LoadResult => ({
   requests: rps * 5,
@@ -388,7 +387,7 @@ test('one PostgreSQL replica against the embedded store is an issue 67 target (â
 });
 
 test('the writer produces parseable JSON, a markdown report and a well-formed SVG chart', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  const dir = tempDir('bench-report-');
   try {
     const report = fakeReport();
     const files = writeReport(report, dir);
@@ -471,7 +470,7 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
 });
 
 function renderOf(measured: ReturnType<typeof mergeReports>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  const dir = tempDir('bench-report-');
   try {
     return fs.readFileSync(writeReport({ ...measured, ...deriveRatios(measured) }, dir).md, 'utf8');
   } finally {
@@ -547,7 +546,7 @@ test('every figure measured on both trees is compared to the baseline, and only 
 
 test('the report opens with every target in one line each, then the regressions against the baseline, then what explains each missed target', () => {
   const report = withBaseline();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  const dir = tempDir('bench-report-');
   try {
     const md = fs.readFileSync(writeReport(report, dir).md, 'utf8');
     const targets = md.indexOf('## Targets\n');

@@ -8,11 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { ROOT } from '../support/server.ts';
 import { logLine } from '../support/logLines.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 const KEY = 'listen-first-key';
 
@@ -101,7 +101,7 @@ test('a request for a shipped graph sent the moment the port listens waits for t
 
 test('a request waiting for graphs that fail to load is told the server could not start (503 naming the cause), and the failure is not logged per request', async () => {
   const port = await freePort();
-  const project = mkdtempSync(path.join(os.tmpdir(), 'listen-first-broken-'));
+  const project = tempDir('listen-first-broken-');
   writeFileSync(path.join(project, 'agentplane.json'), JSON.stringify({ graphs: { missing: './nowhere.mjs:graph' } }));
   const child = spawn(
     process.execPath,

@@ -5,13 +5,13 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registerTypescriptLoader } from '../../src/shared/typescriptLoader.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 describe("tsx's hooks thread", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ts-hooks-cache-'));
+  const dir = tempDir('ts-hooks-cache-');
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('compiles an ES module project without a compile cache, and leaves TSX_DISABLE_CACHE as it was', async () => {

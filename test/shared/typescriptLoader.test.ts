@@ -6,12 +6,12 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { importWithoutCompileCache, loadedByRequire } from '../../src/shared/typescriptLoader.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 describe('which project modules tsx loads by require()', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ts-loader-'));
+  const dir = tempDir('ts-loader-');
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const project = (type: string | undefined) => {
     const at = fs.mkdtempSync(path.join(dir, 'p-'));

@@ -4,10 +4,8 @@ import { after } from 'node:test';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { freshDatabaseUrl } from './postgres.ts';
+import { tempDir } from './tempDirs.ts';
 
 const opened: Store[] = [];
 // registered as the file loads, so it is the file's (the root's) hook: registered by the first
@@ -30,7 +28,7 @@ export async function openStore(backend: (typeof BACKENDS)[number]): Promise<Sto
  * small to hold any: every read of a checkpoint, value or pending write is read from disk.
  */
 export async function openPagedStore(): Promise<Store> {
-  const store = await openJournalStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'paged-store-')), cacheBytes: 1 });
+  const store = await openJournalStore({ dataDir: tempDir('paged-store-'), cacheBytes: 1 });
   opened.push(store);
   return store;
 }

@@ -1,7 +1,5 @@
 // Test servers: in-process on 127.0.0.1 with a free port (fast), or as a child process
 // (for kill -9 and restart). Replies are checked against the spec in both.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +13,7 @@ import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';
 import { withCompiledGraphs } from './compiledGraphs.ts';
 import { logLine } from './logLines.ts';
+import { tempDir } from './tempDirs.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -83,9 +82,7 @@ function runWorkersOf(options: TestServerOptions): { AGENTPLANE_RUN_WORKERS?: st
   return { AGENTPLANE_RUN_WORKERS: workers === 'default' ? undefined : workers };
 }
 
-export function tempDir(prefix = 'agentplane-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir } from './tempDirs.ts';
 
 /** The configuration, keys and logger of a test server (in process or on a port). */
 async function testConfig(options: TestServerOptions) {

@@ -6,7 +6,6 @@ import type { ControlPlaneHandlers } from '../../../generated/control-plane/oper
 import type { RequestContext } from '../../runtime/context.ts';
 import type { BackgroundModule } from '../../runtime/application.ts';
 import type { AppFactoryDeps } from '../area.ts';
-import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { simulatedTarget } from '../../adapters/deploy-targets/simulated/simulatedTarget.ts';
@@ -38,6 +37,7 @@ import { RemoteLogFiles } from '../../adapters/log-files/remoteLogFiles.ts';
 import { LOG_CAP_BYTES } from '../../domain/control-plane/deployer/revisionLogs.ts';
 import { LogBudget } from '../../domain/control-plane/listenerLogBudget.ts';
 import { kubernetesTargetFactory } from '../kubernetesTarget.ts';
+import { processTempDir } from '../../shared/processTempDir.ts';
 
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
@@ -61,9 +61,7 @@ export async function createControlPlane(
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.countWithStatus(status) }))),
   );
   const { dataDir } = deps.config;
-  const remoteLogs = new RemoteLogFiles(() =>
-    dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-')),
-  );
+  const remoteLogs = new RemoteLogFiles(() => (dataDir ? path.join(dataDir, 'listener-logs') : processTempDir('agentplane-listener-logs-')));
   // one server at a time drives revisions, among those sharing the store; deployments a
   // listener reconciles are out of its sight (remoteReconciliation.ts)
   const deployer = await chooseRevisionEngine(deps, locallyReconciled(repo), {
@@ -144,7 +142,7 @@ function targetFactory(
   let temporary: string | undefined;
   const temp = () => {
     if (temporary) return temporary;
-    temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-deployments-'));
+    temporary = processTempDir('agentplane-deployments-');
     fs.chmodSync(temporary, 0o711); // passable to the workspaces inside; its control part stays 0700
     return temporary;
   };

@@ -1,14 +1,12 @@
 // LangGraph's checkpoints and pending writes hold to the CheckpointsRepository contract on
 // both stores: this one implementation keeps them in the embedded store's collections and,
 // on PostgreSQL, in the same collections as tables.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, describe } from 'node:test';
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { openJournalStore, type JournalStore, type JournalStoreOptions } from '../../../src/adapters/embedded/journalStore.ts';
 import { BACKENDS, openPagedStore, openStore } from '../../support/bothStores.ts';
 import { checkpointsRepositoryContract } from '../../support/checkpointsRepositoryContract.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 for (const backend of BACKENDS) {
   describe(`LangGraph checkpoints on the ${backend} store`, () => {
@@ -28,7 +26,7 @@ function onDisk(title: string, options: Partial<JournalStoreOptions>): void {
       for (const store of stores) await store.close();
     });
     checkpointsRepositoryContract(async () => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'grouped-store-'));
+      const dataDir = tempDir('grouped-store-');
       const store = await openJournalStore({ dataDir, cacheBytes: 1, heldRecords: 0, ...options });
       stores.push(store);
       return new CollectionCheckpoints(store);

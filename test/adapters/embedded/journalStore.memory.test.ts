@@ -3,12 +3,11 @@
 // threads holds 100,000 of these, so each structure kept per record is a few MB of its RSS.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 test("the store's bookkeeping costs under 175 bytes of heap a record", async () => {
   v8.setFlagsFromString('--expose-gc');
@@ -38,7 +37,7 @@ test("the store's bookkeeping costs under 175 bytes of heap a record", async () 
 test('a record kept on disk costs under 350 bytes of heap written, 500 once loaded again (issue 91)', async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-paged-memory-'));
+  const dataDir = tempDir('agentplane-paged-memory-');
   const open = async () => {
     const store = await openJournalStore({ dataDir, paged: { checkpoint_writes: ['thread_id', 'cp_key'] }, cacheBytes: 0 });
     return { store, writes: store.collection<object>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] }) };

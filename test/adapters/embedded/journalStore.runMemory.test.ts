@@ -3,17 +3,16 @@
 // measured after other tests in the same process read up to 50 bytes a record more or less.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 test('a run written costs under 152 bytes of heap: its entry made whole at once, and no index entry for a status most runs hold (issue 91)', async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-few-index-'));
+  const dataDir = tempDir('agentplane-few-index-');
   const store = await openJournalStore({
     dataDir,
     paged: { runs: ['run_id', 'thread_id', 'status'] },

@@ -4,12 +4,11 @@
 // Alone in its file: a heap measured after other tests in the same process moves by more.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 /** A checkpoint-like record: a thread's messages, each a few small objects and a short text. */
 function record(i: number): object {
@@ -31,7 +30,7 @@ function record(i: number): object {
 
 /** Heap grown by writing `count` records into a store whose cache is `cacheBytes`, with the store still open. */
 async function heapAfterWrites(cacheBytes: number, count: number, gc: () => void): Promise<number> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-cache-heap-'));
+  const dataDir = tempDir('agentplane-cache-heap-');
   const store = await openJournalStore({ dataDir, paged: { cps: ['thread_id'] }, cacheBytes });
   try {
     const cps = store.collection<object>('cps');

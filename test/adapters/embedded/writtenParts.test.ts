@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 interface Thread {
   thread_id: string;
@@ -44,7 +44,7 @@ function lastLine(dataDir: string): string {
 }
 
 test("a thread's status change serialises as much whatever the length of its history", async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-written-parts-'));
+  const dataDir = tempDir('agentplane-written-parts-');
   try {
     const store = await openJournalStore({ dataDir });
     const threads = store.collection<Thread>('threads', { indexes: ['status'] });
@@ -71,7 +71,7 @@ test("a thread's status change serialises as much whatever the length of its his
 });
 
 test('a record holding a part written before is still refused when a new part nests too deep', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-written-parts-'));
+  const dataDir = tempDir('agentplane-written-parts-');
   try {
     const store = await openJournalStore({ dataDir });
     const threads = store.collection<Thread>('threads', { indexes: ['status'] });

@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ContainerEngine, EngineError } from '../../../src/adapters/images/engine.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 function fakePodman(script: string): { env: Record<string, string>; calls: () => string[] } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-fake-podman-'));
+  const dir = tempDir('agentplane-fake-podman-');
   const log = path.join(dir, 'calls');
   fs.writeFileSync(path.join(dir, 'podman'), `#!/bin/sh\necho "$*" >> "${log}"\n${script}\n`, { mode: 0o755 });
   return { env: { PATH: `${dir}:/usr/bin:/bin` }, calls: () => fs.readFileSync(log, 'utf8').trim().split('\n') };

@@ -4,9 +4,6 @@
 // only those created since the window's start.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgRunStore } from '../../../src/adapters/run-storage/pgRunStore.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
@@ -15,6 +12,7 @@ import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.
 import type { RunStore } from '../../../src/domain/ports/runStore.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 const stores: Store[] = [];
 after(async () => {
@@ -50,7 +48,7 @@ for (const backend of ['embedded', 'paged', 'postgres'] as const) {
       const store =
         backend === 'postgres'
           ? await openPgStore({ url: await freshDatabaseUrl() })
-          : await openJournalStore({ dataDir: backend === 'paged' ? fs.mkdtempSync(path.join(os.tmpdir(), 'paged-metrics-')) : null, cacheBytes: 1 });
+          : await openJournalStore({ dataDir: backend === 'paged' ? tempDir('paged-metrics-') : null, cacheBytes: 1 });
       stores.push(store);
       // runs belong to a thread (a foreign key on PostgreSQL)
       const thread = { thread_id: 'thread-1', owner: 'alice', status: 'idle', created_at: at(0), updated_at: at(0), metadata: {}, values: null };

@@ -7,9 +7,6 @@
 // after a restart, and items stored before it was kept are summed once, on both stores.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { CollectionMemoryItems } from '../../../src/adapters/embedded/collectionMemoryItems.ts';
@@ -19,6 +16,7 @@ import type { Store } from '../../../src/domain/ports/store.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { twoTenants } from '../../support/twoTenants.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 const BOUND = 1000;
 /** An item of `n` bytes in all (its namespace, key and value as the quota counts them). */
@@ -32,7 +30,7 @@ after(async () => {
 /** Opens the backend's store on the same data each call, the one opened before closed first (a restart). */
 async function restartable(backend: (typeof BACKENDS)[number]): Promise<() => Promise<Store>> {
   const url = backend === 'postgres' ? await freshDatabaseUrl() : null;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-bytes-'));
+  const dataDir = tempDir('store-bytes-');
   let last: Store | undefined;
   return async () => {
     if (last) await opened.splice(opened.indexOf(last), 1)[0]!.close();

@@ -8,7 +8,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { createLogger, type AccessLine } from '../../../src/runtime/logging/logg
 import { bufferedSink } from '../../../src/runtime/logging/logOutput.ts';
 import { logLines } from '../../support/logLines.ts';
 import { until } from '../../support/until.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const LINES = 20_000;
@@ -88,7 +88,7 @@ function assertAllLines(ended: Ended, after: string[] = []): void {
 describe('when log lines are written', () => {
   /** A logger over a buffered file, and the lines the file holds now (an access line by its path, any other by its message). */
   function toFile() {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'log-flush-')), 'log');
+    const file = path.join(tempDir('log-flush-'), 'log');
     const log = createLogger('info', {}, bufferedSink(fs.openSync(file, 'w')));
     const lines = () => logLines(fs.readFileSync(file, 'utf8'));
     return { log, lines, written: () => lines().map((l) => (l.msg === 'request' ? `request ${l.path}` : l.msg) as string) };

@@ -4,15 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { inlineForeignSchemas } from '../../../scripts/codegen/foreignSchemas.ts';
 import { apiDocuments } from '../../../src/runtime/api.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 type Json = any;
 
 test('a $ref into a2a-v1.openrpc.json becomes a local A2AV1 schema, with what it refers to, once', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'foreign-'));
+  const dir = tempDir('foreign-');
   fs.writeFileSync(
     path.join(dir, 'a2a-v1.openrpc.json'),
     JSON.stringify({

@@ -4,11 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { valueListName, writeTypes } from '../../../scripts/codegen/types.ts';
 import * as agentServer from '../../../generated/agent-server/types.gen.ts';
 import { loadDocument } from '../../../generated/agent-server/document.gen.js';
+import { tempDir } from '../../support/tempDirs.ts';
 
 type Json = any;
 
@@ -21,7 +21,7 @@ test('a list is named for its type in capitals, in the plural', () => {
 });
 
 test('every string enum of the components gets its list, in the spec order; other schemas get none', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'types-'));
+  const dir = tempDir('types-');
   try {
     const components: Json = {
       Colour: { type: 'string', enum: ['red', 'green'] },
@@ -50,7 +50,7 @@ test("the agent server's run, thread and stream vocabularies are the spec's enum
 });
 
 test('a schema with a description alone takes any value: its type is unknown, not an object', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'types-'));
+  const dir = tempDir('types-');
   try {
     const components: Json = { Send: { type: 'object', properties: { input: { description: 'Any JSON value.' }, node: { type: 'string' } } } };
     await writeTypes(dir, '', 'Demo', components, {});

@@ -6,7 +6,6 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ContainerTarget } from '../../../../src/adapters/deploy-targets/container/containerTarget.ts';
 import { ContainerEngine } from '../../../../src/adapters/images/engine.ts';
@@ -15,8 +14,9 @@ import { CollectionControlPlane } from '../../../../src/adapters/embedded/collec
 import { createLogger } from '../../../../src/runtime/logging/logger.ts';
 import { DEFAULT_WORKLOAD_POLICY } from '../../../../src/domain/control-plane/workloadPolicy.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../../../src/domain/control-plane/records.ts';
+import { tempDir } from '../../../support/tempDirs.ts';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-fake-podman-'));
+const dir = tempDir('agentplane-fake-podman-');
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const calls = path.join(dir, 'calls');
 const IMAGE_ID = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';

@@ -9,7 +9,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PodmanCluster } from '../../../../src/adapters/deploy-targets/kubernetes/podmanCluster.ts';
 import { renderManifests, type RenderInput } from '../../../../src/domain/control-plane/kubernetes/renderManifests.ts';
@@ -17,9 +16,10 @@ import { DEFAULT_WORKLOAD_POLICY, EVERY_TENANT, workloadOf } from '../../../../s
 import { until } from '../../../containers/support/replies.ts';
 import { CONTAINERS_CONF, podman, podmanAvailable, sharedNodeImage } from '../../../containers/support/nodeImage.ts';
 import { sharedPostgresImage } from '../../../containers/support/postgresImage.ts';
+import { tempDir } from '../../../support/tempDirs.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-kube-network-'));
+const root = tempDir('agentplane-kube-network-');
 const cluster = new PodmanCluster({ root, env: { ...process.env, CONTAINERS_CONF } });
 const A = randomUUID();
 const B = randomUUID();
