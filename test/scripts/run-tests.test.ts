@@ -178,3 +178,31 @@ test('a process held by a handle its tests left open ends a grace after its last
   assert.match(output, /held\.test\.ts: a handle its tests left open held its process; ended 1000 ms after its last test/);
   assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
 });
+
+test('a file that leaves what it made in its temporary folder fails the run, named, and the run leaves nothing in the real one', async () => {
+  const folder = path.join(dir, 'leaks');
+  const realTmp = path.join(dir, 'tmp');
+  fs.mkdirSync(folder, { recursive: true });
+  fs.mkdirSync(realTmp, { recursive: true });
+  const make = `const made = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-test-'));`;
+  const header = `import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { after, test } from 'node:test';`;
+  fs.writeFileSync(path.join(folder, 'leaky.test.ts'), [header, make, `test('leaks a folder', () => {});`].join('\n'));
+  fs.writeFileSync(
+    path.join(folder, 'tidy.test.ts'),
+    [header, make, `after(() => fs.rmSync(made, { recursive: true }));`, `test('removes its folder', () => {});`].join('\n'),
+  );
+  const { status, pass, output } = await run({ TMPDIR: realTmp }, [], folder, false);
+  assert.equal(pass, 2, output);
+  assert.notEqual(status, 0, output);
+  assert.match(output, /1 test file\(s\) left what they made in their temporary folder[^]*leaky\.test\.ts: agentplane-test-\w+/);
+  assert.doesNotMatch(output, /tidy\.test\.ts: /);
+  assert.deepEqual(
+    fs.readdirSync(realTmp).filter((name) => !name.startsWith('tsx-')),
+    [],
+    'the run removed its folder, the leak with it',
+  );
+  // TEST_LEAKS=warn reports without failing
+  const warned = await run({ TMPDIR: realTmp, TEST_LEAKS: 'warn' }, [], folder, false);
+  assert.equal(warned.status, 0, warned.output);
+  assert.match(warned.output, /leaky\.test\.ts: agentplane-test-/);
+});
