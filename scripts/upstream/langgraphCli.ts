@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freePort, startChild, type Child } from '../bench/proc.ts';
+import { markUsed, ownFolderIn, removeOrphans, removeUnused, stagingFor } from './installCache.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const UPSTREAM_CLI_PACKAGE = '@langchain/langgraph-cli';
@@ -64,8 +64,11 @@ function installDir(version: string): string {
  */
 export async function ensureUpstreamCli(log: (line: string) => void = () => {}, version = UPSTREAM_CLI_VERSION): Promise<UpstreamInstall> {
   const dir = installDir(version);
-  if (fs.existsSync(path.join(dir, COMPLETE))) return { dir, version, installMs: 0 };
   fs.mkdirSync(CACHE, { recursive: true });
+  removeOrphans(CACHE);
+  removeUnused(CACHE, COMPLETE, dir);
+  markUsed(dir, COMPLETE);
+  if (fs.existsSync(path.join(dir, COMPLETE))) return { dir, version, installMs: 0 };
   const started = performance.now();
   const args = [
     'install',
@@ -82,8 +85,7 @@ export async function ensureUpstreamCli(log: (line: string) => void = () => {}, 
   ];
   let lastError = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const staging = `${dir}.staging-${process.pid}-${randomBytes(4).toString('hex')}`;
-    fs.mkdirSync(staging, { recursive: true });
+    const staging = stagingFor(dir);
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'agentplane-upstream-server', private: true, type: 'module' }, null, 2));
     log(`installing ${UPSTREAM_CLI_PACKAGE}@${version} into ${path.relative(ROOT, dir)} (attempt ${attempt}: npm ${args.join(' ')})`);
     const { code, output } = await runNpm(args, staging, INSTALL_TIMEOUT_MS);
@@ -155,29 +157,10 @@ export interface UpstreamProject {
 export function stageProject(install: UpstreamInstall, name: string, from: string | ((dir: string) => void)): UpstreamProject {
   const projects = path.join(install.dir, 'projects');
   removeOrphans(projects);
-  const dir = path.join(projects, `${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
-  fs.mkdirSync(dir, { recursive: true });
+  const dir = ownFolderIn(projects, name);
   if (typeof from === 'string') fs.cpSync(from, dir, { recursive: true, filter: (src) => !/(^|[\\/])(node_modules|\.langgraph_api)$/.test(src) });
   else from(dir);
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Copies left by runs that were killed before they could remove them (their process is gone). */
-function removeOrphans(projects: string): void {
-  for (const entry of fs.existsSync(projects) ? fs.readdirSync(projects) : []) {
-    const pid = Number(/-(\d+)-[0-9a-f]+$/.exec(entry)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
-    fs.rmSync(path.join(projects, entry), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export interface StartUpstreamOptions {

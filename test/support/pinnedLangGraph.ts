@@ -1,11 +1,14 @@
 // A project pinned to one release of @langchain/langgraph, as a user's would be: its packages
 // installed from npm on demand into a git-ignored cache (.cache/langgraph-versions, one folder
 // per set of pins, reused by later runs), and the project's files copied beside them, so its
-// imports resolve to the pinned release and not to agentplane's own.
+// imports resolve to the pinned release and not to agentplane's own. What a killed run left
+// (a staging folder, a copy) is removed by the next, and a set of pins unused for a week goes
+// (scripts/upstream/installCache.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { runNpm } from '../../scripts/upstream/langgraphCli.ts';
+import { markUsed, ownFolderIn, removeOrphans, removeUnused, stagingFor } from '../../scripts/upstream/installCache.ts';
 import { ROOT } from './server.ts';
 
 const CACHE = path.join(ROOT, '.cache/langgraph-versions');
@@ -29,9 +32,12 @@ export async function pinnedProject(packages: string[], from: string): Promise<P
   const install = path.join(CACHE, createHash('sha256').update(packages.join(' ')).digest('hex').slice(0, 16));
   const started = performance.now();
   let installMs = 0;
+  fs.mkdirSync(CACHE, { recursive: true });
+  removeOrphans(CACHE);
+  removeUnused(CACHE, COMPLETE, install);
+  markUsed(install, COMPLETE);
   if (!fs.existsSync(path.join(install, COMPLETE))) {
-    const staging = `${install}.staging-${process.pid}-${randomBytes(4).toString('hex')}`;
-    fs.mkdirSync(staging, { recursive: true });
+    const staging = stagingFor(install);
     fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'pinned-langgraph', private: true, type: 'module' }));
     // the LangGraph packages' peer ranges of @langchain/core overlap: pinned, installed explicitly
     const args = ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', '--legacy-peer-deps', ...packages];
@@ -49,7 +55,8 @@ export async function pinnedProject(packages: string[], from: string): Promise<P
     }
     installMs = performance.now() - started;
   }
-  const dir = path.join(install, `project-${process.pid}-${randomBytes(4).toString('hex')}`);
+  removeOrphans(install);
+  const dir = ownFolderIn(install, 'project');
   fs.cpSync(from, dir, { recursive: true });
   return { dir, installMs, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
