@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import { ContainerEngine } from '../../src/adapters/images/engine.ts';
 import { ROOT, tempDir } from '../support/server.ts';
 import { graphSource } from '../control-plane/gitFixture.ts';
+import { TEST_RUN_ENV } from '../support/postgres.ts';
+import { runImagePrefix } from './support/runImages.ts';
 
 export const CONTAINERS_CONF = process.env.CONTAINERS_CONF ?? path.join(ROOT, 'config', 'containers.conf');
 
@@ -25,8 +27,11 @@ export function echoProject(reply: string): string {
   return dir;
 }
 
-/** A tag of this test run, removed by removeImages. */
-export const testTag = (name: string) => `localhost/agentplane-test-${name}-${randomUUID().slice(0, 8)}:1`;
+/**
+ * A tag of this test run, removed by removeImages. It names the run (scripts/run-tests.ts lists
+ * the run's tags left after its walk: a leak, named and removed).
+ */
+export const testTag = (name: string) => `${runImagePrefix(process.env[TEST_RUN_ENV] ?? 'norun')}${name}-${randomUUID().slice(0, 8)}:1`;
 
 export function removeImages(...tags: string[]): void {
   for (const tag of tags) {

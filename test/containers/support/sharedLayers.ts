@@ -6,12 +6,16 @@
 // test images of node and of PostgreSQL the deployer tests play: each file built its own under
 // a tag of its own (PostgreSQL's three times, ~6 CPU-s each; node's twice, ~3 CPU-s each),
 // now each is built once, under a tag naming what went in (nodeImage.ts, postgresImage.ts).
+// Then the older tags of each are removed, one of each kept (staleImages.ts).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ContainerEngine } from '../../../src/adapters/images/engine.ts';
 import { ensureServerImage } from '../../../src/adapters/images/buildImage.ts';
 import { sharedNodeImage } from './nodeImage.ts';
 import { sharedPostgresImage } from './postgresImage.ts';
+import { baseImageTag } from '../../../src/adapters/images/baseImage.ts';
+import { toolchainImageTag } from '../../../src/adapters/images/toolchainImage.ts';
+import { removeStaleSharedImages } from './staleImages.ts';
 
 const ROOT = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
@@ -26,5 +30,8 @@ export async function buildSharedLayers(): Promise<string> {
     sharedPostgresImage(),
   ]);
   console.log(`the container suite's test images: ${node}, ${postgres}`);
+  const current = [server, node, postgres, baseImageTag(), toolchainImageTag()].filter((tag): tag is string => tag !== null);
+  const removed = removeStaleSharedImages(current);
+  if (removed.length) console.log(`removed the older shared images: ${removed.join(', ')}`);
   return server;
 }
