@@ -24,13 +24,13 @@
 // instead of starting agentplane. Screenshots go to SCREENSHOTS_DIR (default
 // .cache/agent-chat-ui/). Exits 0 when every check holds.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { freePort, startChild } from './bench/proc.ts';
+import { processTempDir } from '../src/shared/processTempDir.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const UI_DIR = process.env.AGENT_CHAT_UI_DIR;
@@ -101,7 +101,7 @@ async function startAgentplane(): Promise<Served> {
   return startChild({
     name: 'agentplane',
     command: process.execPath,
-    args: [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', String(port), '--data', fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-acu-'))],
+    args: [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', String(port), '--data', processTempDir('agentplane-acu-')],
     cwd: ROOT,
     port,
     probePath: '/ok',

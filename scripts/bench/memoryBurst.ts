@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
 import { BURST_RUNS, BURST_SECONDS, BURST_STEP_S, type BurstFigure } from './burstFigure.ts';
+import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 export { BURST_RUNS, BURST_SECONDS, BURST_THREADS, type BurstFigure } from './burstFigure.ts';
 
@@ -63,6 +64,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const runs = Number(process.argv[3] ?? BURST_RUNS);
   fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
   const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'memory-burst-'));
+  // its data directory and the server's output, removed however the bench ends
+  removeAtExit(work);
   const ap = await startAgentplane({
     dataDir: path.join(work, 'data'),
     workDir: work,

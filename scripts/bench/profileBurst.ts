@@ -14,11 +14,14 @@ import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
 import { heapAsProfile, mainThreadFile, renderFlameGraph, selfByFunction, type HeapNode } from './flame.ts';
 import { BURST_RUNS, BURST_SECONDS, BURST_THREADS, largeGraphSpec, measureBurst } from './memoryBurst.ts';
+import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 const threads = Number(process.argv[2] ?? BURST_THREADS);
 const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
 fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-burst-'));
+// the profiles stay in .bench/; the server's data directory goes however the bench ends
+removeAtExit(path.join(work, 'data'));
 const heapDir = path.join(work, 'heap');
 const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
 

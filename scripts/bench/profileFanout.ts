@@ -12,10 +12,13 @@ import { measureFanout, startFanoutServer } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } from './flame.ts';
 import { busyStretches } from './busyStretches.ts';
+import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 const subscribers = Number(process.argv[2] ?? 1000);
 const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-fanout-'));
+// the profiles stay in .bench/; the server's data directory goes however the bench ends
+removeAtExit(path.join(work, 'data'));
 const cpuDir = path.join(work, 'cpu');
 
 const ap = await startFanoutServer(work, ROOT, ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`]);

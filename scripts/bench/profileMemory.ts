@@ -11,10 +11,13 @@ import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
 import { heapAsProfile, mainThreadFile, renderFlameGraph, selfByFunction, type HeapNode } from './flame.ts';
 import { load } from './load.ts';
+import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 const threads = Number(process.argv[2] ?? 100_000);
 const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-memory-'));
+// the profiles stay in .bench/; the server's data directory goes however the bench ends
+removeAtExit(path.join(work, 'data'));
 const heapDir = path.join(work, 'heap');
 
 const ap = await startAgentplane({

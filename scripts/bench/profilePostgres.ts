@@ -13,6 +13,7 @@ import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } fro
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { countingPostgres } from './pgCount.ts';
 import { measureReplicas } from './replicas.ts';
+import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 // `--langgraph`: the replicas phase's second workload instead, the LangGraph echo graph with the
 // default run workers (postgres-replica-langgraph.svg)
@@ -21,6 +22,8 @@ const [roundsArg, outArg] = process.argv.slice(2).filter((a) => a !== '--langgra
 const rounds = Number(roundsArg ?? 3);
 const out = path.resolve(ROOT, outArg ?? 'docs/profiles');
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-postgres-'));
+// the profiles stay in .bench/; the server's data directory goes however the bench ends
+removeAtExit(path.join(work, 'data'));
 const cpuDir = path.join(work, 'cpu');
 
 const counter = await countingPostgres();
