@@ -1,14 +1,15 @@
 // Fails when generated/ is not what spec/ produces now: regenerates into a temporary folder
 // and compares every file. CI runs this before the tests.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { processTempDir } from '../src/shared/processTempDir.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const committed = path.join(root, 'generated');
-const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-generated-'));
+// removed at exit: the failure below ends the process before the finally
+const fresh = processTempDir('agentplane-generated-');
 
 const list = (dir: string, base = dir): string[] =>
   fs.existsSync(dir)
