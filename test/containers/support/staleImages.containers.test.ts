@@ -1,3 +1,4 @@
+// (In the container suite's folder, so named for it; it runs in process, without podman.)
 // Which of the container suite's kept images go once its shared layers are built: the older
 // tags of each shared repository, not the current ones, not those made in the last half hour
 // (another checkout's run may use them), and never an image of another repository.
