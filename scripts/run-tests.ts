@@ -92,11 +92,14 @@ if (LIST) {
 const ENTRIES = path.resolve('.cache/test-entries', String(process.pid));
 /**
  * This run's temporary folder (scripts/testTempDirs.ts), removed at its end: the runner's own
- * (its PostgreSQL) and, under files/, each test process's TMPDIR, where what a file leaves is
+ * (its PostgreSQL) and, under f/, each test process's TMPDIR, where what a file leaves is
  * found and named (a leak fails the run; TEST_LEAKS=warn only reports it).
  */
 const RUN_TMP = makeRunTempDir(os.tmpdir());
-const FILE_TMP = path.join(RUN_TMP, 'files');
+// short: a socket's path holds ~107 bytes, and tests make sockets in folders they make there
+const FILE_TMP = path.join(RUN_TMP, 'f');
+/** Each file's TMPDIR under FILE_TMP is named by its rank in the walk: the file of each. */
+const tmpOwners = new Map<string, string>();
 process.env.TMPDIR = RUN_TMP;
 const removeRunTemp = () => fs.rmSync(RUN_TMP, { recursive: true, force: true, maxRetries: 3 });
 // at the process's exit: also when the run ends early (nothing to run, a failed compile, a signal)
@@ -121,7 +124,8 @@ function gatedEntry(file: string, rank: number): string {
   // given: the rank leads the name so that they start in START_ORDER's order
   const name = `${String(rank).padStart(4, '0')}-${path.dirname(file).replace(/[\\/]/g, '-')}-${path.basename(file)}`;
   const entry = path.join(ENTRIES, name);
-  const tmp = fileTempDir(FILE_TMP, name, path.dirname(RUN_TMP));
+  const tmp = fileTempDir(FILE_TMP, String(rank), path.dirname(RUN_TMP));
+  tmpOwners.set(String(rank), file);
   const target = JSON.stringify(path.relative(ENTRIES, path.resolve(file)).split(path.sep).join('/'));
   fs.writeFileSync(
     entry,
@@ -276,7 +280,7 @@ const left = leftBehind(FILE_TMP);
 if (left.length > 0) {
   const warnOnly = process.env.TEST_LEAKS === 'warn';
   console.error(
-    `\n${warnOnly ? '⚠' : '✖'} ${left.length} test file(s) left what they made in their temporary folder (removed now; each must remove its own, also when it fails):\n${describeLeftBehind(left)}`,
+    `\n${warnOnly ? '⚠' : '✖'} ${left.length} test file(s) left what they made in their temporary folder (removed now; each must remove its own, also when it fails):\n${describeLeftBehind(left, (key) => tmpOwners.get(key) ?? key)}`,
   );
   if (!warnOnly) status ||= 1;
 }

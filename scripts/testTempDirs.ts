@@ -38,7 +38,8 @@ export function removeLeftRuns(realTmp: string): void {
 
 /**
  * The TMPDIR of one test file's process, made when the process starts (the runner's entry file
- * calls it before it imports the test file). `name` is the entry's, unique in the run.
+ * calls it before it imports the test file). `name` is unique in the run, and short: a socket's
+ * path holds ~107 bytes, and tests make sockets in folders of their own there.
  */
 export function fileTempDir(runDir: string, name: string, realTmp = path.dirname(runDir)): string {
   const dir = path.join(runDir, name);
@@ -50,7 +51,7 @@ export function fileTempDir(runDir: string, name: string, realTmp = path.dirname
 }
 
 export interface LeftBehind {
-  /** The entry's name (the test file's path in it). */
+  /** The name of the file's folder in the run's (see fileTempDir). */
   file: string;
   /** What the file's process left in its TMPDIR, by name. */
   entries: string[];
@@ -72,12 +73,12 @@ export function leftBehind(runDir: string): LeftBehind[] {
     });
 }
 
-/** The report of what the files left, one line each, the first few names of each. */
-export function describeLeftBehind(left: LeftBehind[]): string {
+/** The report of what the files left, one line each (`fileOf` names the file of a folder), the first few names of each. */
+export function describeLeftBehind(left: LeftBehind[], fileOf: (key: string) => string = (key) => key): string {
   return left
     .map(({ file, entries, bytes }) => {
       const names = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, … (${entries.length} in all)` : '');
-      return `  ${file}: ${names} (${(bytes / 1024 / 1024).toFixed(1)} MB)`;
+      return `  ${fileOf(file)}: ${names} (${(bytes / 1024 / 1024).toFixed(1)} MB)`;
     })
     .join('\n');
 }

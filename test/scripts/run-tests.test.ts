@@ -187,15 +187,26 @@ test('a file that leaves what it made in its temporary folder fails the run, nam
   const make = `const made = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-test-'));`;
   const header = `import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { after, test } from 'node:test';`;
   fs.writeFileSync(path.join(folder, 'leaky.test.ts'), [header, make, `test('leaks a folder', () => {});`].join('\n'));
+  const seen = path.join(dir, 'tmpdir-of-tidy');
   fs.writeFileSync(
     path.join(folder, 'tidy.test.ts'),
-    [header, make, `after(() => fs.rmSync(made, { recursive: true }));`, `test('removes its folder', () => {});`].join('\n'),
+    [
+      header,
+      make,
+      `fs.writeFileSync(${JSON.stringify(seen)}, os.tmpdir());`,
+      `after(() => fs.rmSync(made, { recursive: true }));`,
+      `test('removes its folder', () => {});`,
+    ].join('\n'),
   );
   const { status, pass, output } = await run({ TMPDIR: realTmp }, [], folder, false);
   assert.equal(pass, 2, output);
   assert.notEqual(status, 0, output);
   assert.match(output, /1 test file\(s\) left what they made in their temporary folder[^]*leaky\.test\.ts: agentplane-test-\w+/);
   assert.doesNotMatch(output, /tidy\.test\.ts: /);
+  // what the runner adds to the real TMPDIR is short: a socket's path holds ~107 bytes, and a
+  // server's warm-up made one 116 long in a folder named for its test file (the kernel cut it)
+  const added = path.relative(realTmp, fs.readFileSync(seen, 'utf8'));
+  assert.ok(!added.startsWith('..') && added.length <= 40, `${added} (${added.length} characters)`);
   assert.deepEqual(
     fs.readdirSync(realTmp).filter((name) => !name.startsWith('tsx-')),
     [],
