@@ -73,12 +73,12 @@ export function leftBehind(runDir: string): LeftBehind[] {
     });
 }
 
-/** The report of what the files left, one line each (`fileOf` names the file of a folder), the first few names of each. */
-export function describeLeftBehind(left: LeftBehind[], fileOf: (key: string) => string = (key) => key): string {
+/** The report of what the files left, one line each, the first few names of each. */
+export function describeLeftBehind(left: LeftBehind[]): string {
   return left
     .map(({ file, entries, bytes }) => {
       const names = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, … (${entries.length} in all)` : '');
-      return `  ${fileOf(file)}: ${names} (${(bytes / 1024 / 1024).toFixed(1)} MB)`;
+      return `  ${file}: ${names} (${(bytes / 1024 / 1024).toFixed(1)} MB)`;
     })
     .join('\n');
 }

@@ -54,6 +54,8 @@ test('a request for a shipped graph sent the moment the port listens waits for t
         LOG_LEVEL: 'info',
         DATABASE_URL: '',
         AGENTPLANE_SCHEMA_WARMUP: '0',
+        // killed -9 at the end, maybe in its run path warm-up: what it made in its TMPDIR goes with this process's
+        TMPDIR: tempDir('agentplane-child-tmp-'),
         AGENTPLANE_API_KEYS: `${KEY}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11`,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -116,7 +118,11 @@ test('a request waiting for graphs that fail to load is told the server could no
       '--config',
       path.join(project, 'agentplane.json'),
     ],
-    { cwd: project, env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_SCHEMA_WARMUP: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: project,
+      env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_SCHEMA_WARMUP: '0', TMPDIR: tempDir('agentplane-child-tmp-') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let out = '';
   child.stdout.on('data', (d) => (out += d));

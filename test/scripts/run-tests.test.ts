@@ -212,6 +212,14 @@ test('a file that leaves what it made in its temporary folder fails the run, nam
     [],
     'the run removed its folder, the leak with it',
   );
+  // a file of another suite is reported, and fails the run only with TEST_LEAKS=fail
+  const suite = path.join(dir, 'leaks-e2e');
+  fs.mkdirSync(suite, { recursive: true });
+  fs.writeFileSync(path.join(suite, 'leaky.e2e.test.ts'), [header, make, `test('leaks a folder', () => {});`].join('\n'));
+  const reported = await run({ TMPDIR: realTmp }, ['--e2e'], suite, false);
+  assert.equal(reported.status, 0, reported.output);
+  assert.match(reported.output, /⚠ 1 test file\(s\) left what they made[^]*leaky\.e2e\.test\.ts: agentplane-test-/);
+  assert.notEqual((await run({ TMPDIR: realTmp, TEST_LEAKS: 'fail' }, ['--e2e'], suite, false)).status, 0);
   // TEST_LEAKS=warn reports without failing
   const warned = await run({ TMPDIR: realTmp, TEST_LEAKS: 'warn' }, [], folder, false);
   assert.equal(warned.status, 0, warned.output);

@@ -256,7 +256,16 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   // through the CLI's entry point, as a user starts it (it loads LangGraph before tsx)
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
-    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', AGENTPLANE_SCHEMA_WARMUP: '0', AGENTPLANE_RUN_WORKER_WARMUP: '0', ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      AGENTPLANE_PHASE_MS: '5',
+      AGENTPLANE_SCHEMA_WARMUP: '0',
+      AGENTPLANE_RUN_WORKER_WARMUP: '0',
+      // a TMPDIR removed with this process: one killed -9 (as the fault tests do) leaves what it made there (a warm-up's folder) to no one
+      TMPDIR: tempDir('agentplane-child-tmp-'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
