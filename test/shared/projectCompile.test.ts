@@ -8,7 +8,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +18,7 @@ import { compileProjectModules, compiledProjectModules } from '../../src/shared/
 import { typescriptLoaderRegistered } from '../../src/shared/typescriptLoader.ts';
 import { layoutCells, writeLayoutProject, type LayoutCell } from '../support/projectLayouts.ts';
 import { ROOT } from '../support/server.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 /** The set folders (`…/.cache/agentplane/modules/<hash>`) the compiled copies of `urls` were written in. */
 const setsOf = (urls: Iterable<string>) => new Set([...urls].map((url) => /^(.*\/\.cache\/agentplane\/modules\/[0-9a-f]{16})\//.exec(fileURLToPath(url))![1]));
@@ -194,7 +194,7 @@ describe('what the compile cannot give as tsx would loads through tsx', () => {
   }
 
   it('a module with no node_modules folder above it', async (t) => {
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-compile-'));
+    const outside = tempDir('agentplane-compile-');
     try {
       if (fs.existsSync(path.join(path.parse(outside).root, 'node_modules')) || fs.existsSync(path.join(path.dirname(outside), 'node_modules')))
         return t.skip('the temporary directory has a node_modules folder above it');

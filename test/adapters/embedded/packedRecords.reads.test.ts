@@ -5,16 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 test('searches of threads and lists of runs read the same from packed rows, written and after a restart (issue 91)', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-packed-reads-'));
+  const dataDir = tempDir('agentplane-packed-reads-');
   try {
     let server = await areaApp('agent-server', { project: testProject, dataDir });
     const client = () => new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });

@@ -3,14 +3,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { PackedRecords, sameVersion, cacheKeyOf } from '../../../src/adapters/embedded/packedRecords.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import type { Kept } from '../../../src/adapters/embedded/collectionState.ts';
+import { tempDir } from '../../support/tempDirs.ts';
 
 const KEPT = ['run_id', 'thread_id', 'status', 'created_at', 'updated_at', 'metadata'];
 const onDisk = (keys: unknown[], at = 10): Kept => ({ seq: 1, value: undefined, slot: -1, file: 3, at, len: 42, keys });
@@ -89,7 +88,7 @@ test('a run of the agent graph costs the store under 260 bytes of heap, written 
     gc();
     return process.memoryUsage().heapUsed;
   };
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-packed-runs-'));
+  const dataDir = tempDir('agentplane-packed-runs-');
   const count = 20_000;
   const threads = Array.from({ length: count / 10 }, () => randomUUID());
   const t0 = Date.parse('2026-11-30T05:00:00.000Z');
