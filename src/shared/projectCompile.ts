@@ -17,7 +17,7 @@
 // import it. Whatever this cannot give exactly as tsx would answers why, and the project loads
 // through tsx as before: a module tsx runs as CommonJS (`.cts`, `.ts` in a package whose
 // package.json says no "type": "module"), `require()`, `import.meta` used otherwise, an import
-// whose specifier is computed, a package that ships TypeScript, a compile error (tsx then names
+// whose specifier is computed, JSON without its import attribute (tsx takes it, Node does not), a package that ships TypeScript, a compile error (tsx then names
 // it as before), no node_modules folder or one that cannot be written.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -138,6 +138,8 @@ async function compileModule(build: typeof import('esbuild').build, file: string
         const found = await b.resolve(specifier, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: INNER });
         const target = found.errors.length || found.namespace !== 'file' ? undefined : found.path;
         const bare = !specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.startsWith('#') && !specifier.startsWith('file:');
+        // tsx imports JSON without the attribute; Node, importing the copy, refuses it
+        if (target?.endsWith('.json') && args.with.type !== 'json') problems.push(`${specifier}: JSON without \`with { type: 'json' }\`, which Node needs`);
         // a package, resolved by Node from the compiled copy's place as from the source's (placeOf checks)
         if (bare && packageName(specifier) !== own && (!target || inPackage(target, packageName(specifier), path.dirname(file)))) {
           if (target && TYPESCRIPT.test(target) && !DECLARATIONS.test(target)) problems.push(`${specifier} is a package of TypeScript sources`);
@@ -152,6 +154,9 @@ async function compileModule(build: typeof import('esbuild').build, file: string
           imports.add(target);
           return { path: MARK + target, external: true };
         }
+        // any other file is imported by Node as it is: only what Node imports as tsx does
+        if (!/\.(js|mjs|cjs|json)$/.test(target)) problems.push(`${specifier}: Node does not import ${path.extname(target) || 'extensionless'} files`);
+        else if (target.endsWith('.js') && loadedByRequire(target)) problems.push(`${specifier}: JavaScript that tsx may run as CommonJS`);
         return { path: pathToFileURL(target).href, external: true };
       });
     },

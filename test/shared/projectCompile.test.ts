@@ -173,6 +173,13 @@ describe('what the compile cannot give as tsx would loads through tsx', () => {
       'cjs/graph.ts': 'export const a: number = 1;\n',
       'cjs/graph.cts': 'export const a: number = 1;\n',
       'importsCjs.ts': "export { a } from './cjs/graph.ts';\n",
+      'data.json': '{"a": 1}',
+      'node_modules/with-data/package.json': JSON.stringify({ name: 'with-data', version: '1.0.0', exports: { './data.json': './data.json' } }),
+      'node_modules/with-data/data.json': '{"a": 1}',
+      'packageJson.ts': "import data from 'with-data/data.json';\nexport const a: number = data.a;\n",
+      'jsonBare.ts': "import data from './data.json';\nexport const a: number = data.a;\n",
+      'cjs/plain.js': 'exports.a = 1;\n',
+      'importsCjsJs.ts': "export { a } from './cjs/plain.js';\n",
     }),
   );
 
@@ -185,6 +192,9 @@ describe('what the compile cannot give as tsx would loads through tsx', () => {
     ['cjs/graph.ts', /graph\.ts runs as CommonJS/],
     ['cjs/graph.cts', /graph\.cts runs as CommonJS/],
     ['importsCjs.ts', /cjs\/graph\.ts runs as CommonJS/],
+    ['jsonBare.ts', /JSON without `with \{ type: 'json' \}`/],
+    ['packageJson.ts', /with-data\/data\.json: JSON without/],
+    ['importsCjsJs.ts', /JavaScript that tsx may run as CommonJS/],
   ] as const) {
     it(`${file}: ${reason.source}`, async () => {
       const result = await compileProject([path.join(project, file)]);
