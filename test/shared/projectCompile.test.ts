@@ -80,7 +80,10 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
         '}',
         '',
       ].join('\n'),
-      'graphs/two.ts': "import { instance } from '../shared';\nexport const two = async () => ({ instance });\n",
+      // extensionless, and a module imported only when the graph runs
+      'graphs/two.ts':
+        "import { instance } from '../shared';\nexport const two = async () => ({ instance, later: (await import('../later.ts')).later === instance });\n",
+      'later.ts': "import { instance } from './shared.ts';\nexport const later = instance;\n",
     });
   });
   after(() => {
@@ -97,6 +100,7 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
     const one = await answer(registry, 'one');
     const two = await answer(registry, 'two');
     assert.equal(one.instance, two.instance, 'shared.ts is one module for both graphs');
+    assert.equal(two.later, true, 'a module imported while the graph runs: compiled, and sharing shared.ts');
     assert.equal(one.url, pathToFileURL(path.join(project, 'shared.ts')).href);
     assert.equal(one.dirname, project);
     assert.equal(one.here, pathToFileURL(path.join(project, 'graphs/one.ts')).href);
