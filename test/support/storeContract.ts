@@ -162,6 +162,12 @@ export function storeContract(open: () => Promise<Store>): void {
     ]);
     assert.deepEqual(await docs.get('c'), { id: 'c', tenant: 'v', n: 6 });
     assert.equal(await docs.get('b'), undefined, 'deleted earlier in the same write: not set back');
+    // `whileAny` over any collection's indexed fields (PostgreSQL's tables of no area too)
+    const whileTenant = (tenant: string) => ({ collection: 'docs', where: { tenant }, set: { n: 8 } });
+    await store.write([{ collection: 'docs', id: 'c', set: { n: 7 }, whileAny: whileTenant('nobody') }]);
+    assert.equal((await docs.get('c'))?.n, 7);
+    await store.write([{ collection: 'docs', id: 'c', set: { n: 7 }, whileAny: whileTenant('v') }]);
+    assert.equal((await docs.get('c'))?.n, 8);
   });
 
   it("sets other values while a record of another collection matches, as that collection is when the write applies (a thread's runs)", async () => {

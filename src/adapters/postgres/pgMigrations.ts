@@ -510,6 +510,23 @@ export const MIGRATIONS: Migration[] = [
       $$;
     `,
   },
+  {
+    version: 13,
+    name: 'runs counted now, their plan kept',
+    // whether runs of a thread are in a status, read with a snapshot taken when it is called
+    // (volatile, as agentplane_exists_now, migration 12), for a run's end and a cancel that set
+    // the thread's status (pgSetOp.ts): a static query, planned once per connection (~6-9 µs a
+    // call against ~70 for agentplane_exists_now's EXECUTE, which plans every time). PL/pgSQL,
+    // which the planner never inlines: an SQL function inlined would read with the snapshot of
+    // the statement calling it
+    sql: `
+      CREATE FUNCTION agentplane_runs_exist_now(thread text, wanted text) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+          RETURN EXISTS (SELECT 1 FROM agentplane_runs r WHERE r.thread_id = thread AND r.status = wanted);
+        END
+      $$;
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

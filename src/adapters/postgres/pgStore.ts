@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Collection, CollectionOptions, ListOptions, SetOp, Store, WriteOp } from '../../domain/ports/store.ts';
-import { setStatement, type ExistsQuery, type SetTarget } from './pgSetOp.ts';
+import { existsQuery, setStatement, type ExistsQuery, type SetTarget } from './pgSetOp.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from '../../domain/ports/containment.ts';
 import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
@@ -570,13 +570,15 @@ class PgCollection<T extends object> implements Collection<T> {
     return { table: this.table, byId: this.area ? `${this.key} = $1` : `collection = ${pg.escapeLiteral(this.name)} AND id = $1`, area: this.area };
   }
 
-  /** Whether a record matches `where`, as a query of agentplane_exists_now (pgSetOp.ts): its values `$1[1]`, `$1[2]`… */
+  /** Whether a record matches `where`, as a call of a volatile function (pgSetOp.ts). */
   existsQuery(where: Record<string, string>): ExistsQuery {
     const { where: condition, params } = this.conditions(where, {});
-    return {
-      query: `SELECT EXISTS (SELECT 1 FROM ${this.table} WHERE ${condition.replace(/\$(\d+)/g, (_, n: string) => `$1[${n}]`)})`,
-      args: params.map(String),
-    };
+    return existsQuery(
+      this.table,
+      where,
+      condition.replace(/\$(\d+)/g, (_, n: string) => `$1[${n}]`),
+      params.map(String),
+    );
   }
 
   /** How many parameters `row` makes. */
