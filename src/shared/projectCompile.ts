@@ -181,6 +181,8 @@ async function compileModule(build: typeof import('esbuild').build, file: string
     sourcemap: 'inline',
     sourcesContent: false,
     outdir: path.dirname(placeOf(file, 'x'.repeat(16))),
+    // the path esbuild writes atop the output is relative to this: not the process's, or each working directory would make a set of its own
+    absWorkingDir: path.dirname(file),
     logLevel: 'silent',
     plugins: [plugin],
   });
