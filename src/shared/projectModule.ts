@@ -128,6 +128,9 @@ export async function importProjectModule(file: string): Promise<Record<string, 
     } catch (err) {
       // a link error (nothing of the module ran yet): what the compiled copy could not find, tsx looks for from the source
       if (!COMPILED_MAY_MISS.has((err as NodeJS.ErrnoException)?.code ?? '')) throw err;
+      await importShippedLibraries([file]);
+      await registerTypescriptLoader([file]);
+      return import(url);
     }
   }
   if (TYPESCRIPT_FILE.test(file) || typescriptLoaderRegistered()) {

@@ -4,7 +4,9 @@
 // however many graphs import it, `import.meta` naming the source, packages resolving as from the
 // source, JSON beside it; what cannot be compiled as tsx runs it (CommonJS, require(), a computed
 // import, import.meta otherwise, a syntax error) loads through tsx as before, and says why. The
-// tests that load modules run in order: the first ones need a process where tsx is not registered.
+// tests that load modules run in order: the first ones need a process where tsx is not registered,
+// and tsx takes the tsconfig of the first module it loads (here the served project's, without the
+// layouts' alias: the alias cells through tsx are projectModule.layouts.test.ts's).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -113,6 +115,17 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
     const modules = compiledProjectModules() ?? {};
     assert.ok(modules[path.join(project, 'shared.ts')], 'what a run worker is handed names the modules imported, not only the graphs');
     assert.ok(modules[path.join(project, 'lib/twice.ts')], 'the alias compiled too');
+  });
+
+  it('a copy gone under a running server (its set pruned) is loaded through tsx from the source', async () => {
+    const file = path.join(project, 'graphs/three.ts');
+    write(project, { 'graphs/three.ts': 'export const three = async (): Promise<{ n: number }> => ({ n: 3 });\n' });
+    const compiled = await compileProjectModules([file]);
+    assert.ok('modules' in compiled, JSON.stringify(compiled));
+    for (const set of setsOf(compiled.modules.values())) fs.rmSync(set, { recursive: true, force: true });
+    const registry = await loadGraphs({ three: './graphs/three.ts:three' }, project, new MemorySaver(), { functions: 'plain' });
+    assert.deepEqual(await answer(registry, 'three'), { n: 3 });
+    assert.ok(typescriptLoaderRegistered(), 'through tsx');
   });
 
   it('a module of an installed package (the shipped examples), compiled again once its copies exist', async () => {
@@ -231,7 +244,7 @@ describe('what the compile cannot give as tsx would loads through tsx', () => {
 
   it('the layouts tsx runs as CommonJS are served through tsx, each answering as before', async () => {
     const layouts = path.join(project, 'layouts');
-    const cells = layoutCells().filter((cell) => ['none_ts_ts', 'none_ts_bare', 'commonjs_ts_js', 'none_cts', 'none_alias'].includes(cell.id));
+    const cells = layoutCells().filter((cell) => ['none_ts_ts', 'none_ts_bare', 'commonjs_ts_js', 'none_cts'].includes(cell.id));
     writeLayoutProject(layouts, cells);
     const specs = Object.fromEntries(cells.map((cell) => [cell.id, `./${cell.id}/${cell.graph}:graph`]));
     const compiled = await compileProjectModules(cells.map((cell) => path.join(layouts, cell.id, cell.graph)));
