@@ -89,9 +89,6 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
       'later.ts': "import { instance } from './shared.ts';\nexport const later = instance;\n",
     });
   });
-  after(() => {
-    for (const set of setsOf(Object.values(compiledProjectModules() ?? {}))) sets.add(set);
-  });
 
   it('each module once, import.meta naming the source, JSON beside it, and no tsx', async () => {
     const layouts = Object.fromEntries(cells.map((cell: LayoutCell) => [cell.id, `./layouts/${cell.id}/${cell.graph}:graph`]));
@@ -99,6 +96,7 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
     const files = Object.values(specs).map((spec) => path.resolve(project, spec.slice(0, spec.lastIndexOf(':'))));
     const compiled = await compileProjectModules(files);
     assert.ok('modules' in compiled, `compiled: ${JSON.stringify(compiled)}`);
+    for (const set of setsOf(compiled.modules.values())) sets.add(set);
     const registry = await loadGraphs(specs, project, new MemorySaver(), { functions: 'plain' });
     const one = await answer(registry, 'one');
     const two = await answer(registry, 'two');
