@@ -15,6 +15,8 @@ const args = process.argv.slice(2);
 const tree = path.resolve(args.find((a) => a.startsWith('--tree='))?.slice('--tree='.length) ?? '.');
 const runnerArgs = args.filter((a) => !a.startsWith('--tree='));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'suite-disk-'));
+// open as /tmp is: the Dockerfile's steps run as nobody in folders the tests make there
+fs.chmodSync(tmp, 0o1777);
 
 const usedBytes = () => {
   const { blocks, bfree, bsize } = fs.statfsSync(tmp);
