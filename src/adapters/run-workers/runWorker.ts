@@ -17,6 +17,7 @@ import { graphExecutor, loadRunModules } from '../../domain/agent/graphs/graphRu
 import { warmRunPath, warmUpGraphRegistry } from './warmRunPath.ts';
 import { fullCollection, youngCollection } from '../../runtime/idle/idleCollector.ts';
 import { WarmUpCollections } from './warmUpCollections.ts';
+import { IdleScavenge, youngBytesUsed } from './idleScavenge.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -262,6 +263,11 @@ async function main(): Promise<void> {
 
   // a full collection before the main thread's warm-up runs, a young one once they are over (warmUpCollections.ts)
   const collections = new WarmUpCollections({ full: () => fullCollection()?.(), young: () => youngCollection()?.() }, () => running.size === 0);
+  // and the young generation whenever the worker goes idle after one of the project's runs, so no
+  // run meets a scavenge before its first token (idleScavenge.ts); the warm-up's runs keep the
+  // collections above alone, so what the first run finds is theirs
+  const scavenge = youngCollection();
+  const idleScavenge = scavenge && new IdleScavenge({ used: youngBytesUsed, collect: scavenge }, () => running.size === 0);
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
   const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();
@@ -288,7 +294,7 @@ async function main(): Promise<void> {
     return newest ? { plainHead, newestCheckpoint: newest } : undefined;
   };
 
-  const start = (run: RunRecord, known: KnownReads | undefined, ahead: boolean, executor = execute, ended?: () => void): void => {
+  const start = (run: RunRecord, known: KnownReads | undefined, ahead: boolean, executor = execute, ended = () => idleScavenge?.runEnded()): void => {
     const controller = new AbortController();
     running.set(run.run_id, controller);
     if (ahead) held.set(run.run_id, []);
@@ -340,7 +346,7 @@ async function main(): Promise<void> {
       .finally(() => {
         running.delete(run.run_id);
         grownTo = Math.max(grownTo, heapBytes());
-        ended?.();
+        ended();
         if (!dropped.delete(run.run_id)) return;
         held.delete(run.run_id);
         const next = offers.get(run.run_id);
