@@ -25,7 +25,7 @@
 // tree is the criterion's own noise: each later run's ratio against the median of the other later
 // runs of its start, as if it had been the first.
 // FIRST_RUN_THREADS=1 prints each run's CPU by thread (the main thread as `main`, the others by
-// id: the run worker is the one besides main that uses most); FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
+// id: the run worker is the one besides main that uses most) and, for each tree, the run worker's CPU spread over the later runs; FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
 // FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
 // (`LOG_LEVEL=debug`); FIRST_RUN_BEFORE=<graph>:<n>
 // sends n runs of another graph before the measured ones (what a start's first run would take
@@ -198,6 +198,8 @@ interface Start {
   cpuRatio: number;
   runs: number[];
   ratio: number;
+  /** FIRST_RUN_THREADS: each run's CPU by thread. */
+  threads: Record<string, number>[];
 }
 
 async function oneStart(tree: string, round: number): Promise<Start> {
@@ -231,6 +233,7 @@ async function oneStart(tree: string, round: number): Promise<Start> {
     const idleMs = await idle(server.cpu);
     const runs: number[] = [];
     const cpu: number[] = [];
+    const threads: Record<string, number>[] = [];
     const client = SDK ? new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } }) : undefined;
     for (let i = 0; i < RUNS; i++) {
       if (i > 0) await delay(GAP_MS);
@@ -248,9 +251,10 @@ async function oneStart(tree: string, round: number): Promise<Start> {
       windows.push(moments);
       await delay(20);
       cpu.push(threadsCpuMs(server.pid) - cpuBefore);
-      if (threadsBefore) console.log(`  run ${i + 1}: ${JSON.stringify(threadDeltas(server.pid, threadsBefore, perThreadCpuMs(server.pid)))}`);
+      if (threadsBefore) threads.push(threadDeltas(server.pid, threadsBefore, perThreadCpuMs(server.pid)));
+      if (threadsBefore) console.log(`  run ${i + 1}: ${JSON.stringify(threads.at(-1))}`);
     }
-    return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)) };
+    return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)), threads };
   } finally {
     await server.stop();
     if (OUTPUT) fs.appendFileSync(OUTPUT, server.output());
@@ -290,5 +294,30 @@ for (const [tree, list] of results) {
       `(a first run like the later ones keeps every one of ${list.length} starts within 1.5x with a chance of ~${((1 - over / alike.length) ** list.length).toFixed(2)})`,
   );
 }
+for (const [tree, list] of results) if (THREADS) printWorkerSpread(path.basename(tree), list);
 console.log(`load average ${load()}`);
 if (WINDOWS) fs.writeFileSync(WINDOWS, JSON.stringify(windows, null, 1));
+
+/**
+ * FIRST_RUN_THREADS: the run worker's CPU in each later run against the median of the others of
+ * its start (a scavenge inside a run is 3-9 ms of it), and in the first run against the later
+ * runs'. The worker is the thread besides main that used the most over the start's runs.
+ */
+function printWorkerSpread(name: string, list: Start[]): void {
+  const spread: number[] = [];
+  const first: number[] = [];
+  for (const { threads } of list) {
+    const totals = new Map<string, number>();
+    for (const run of threads) for (const [id, ms] of Object.entries(run)) if (id !== 'main') totals.set(id, (totals.get(id) ?? 0) + ms);
+    const worker = [...totals].sort((a, b) => b[1] - a[1])[0]?.[0];
+    if (worker === undefined || threads.length < 3) continue;
+    const later = threads.slice(1).map((run) => run[worker] ?? 0);
+    first.push((threads[0][worker] ?? 0) / median(later));
+    spread.push(...later.map((ms, i) => ms / median(later.filter((_, j) => j !== i))));
+  }
+  if (spread.length === 0) return;
+  console.log(
+    `${name}: the run worker's CPU, first run over the later runs' median: median ${median(first).toFixed(2)}; a later run over the others': median ${median(spread).toFixed(2)}, ` +
+      `over 1.2 in ${spread.filter((r) => r > 1.2).length} of ${spread.length}, worst ${Math.max(...spread).toFixed(2)}`,
+  );
+}
