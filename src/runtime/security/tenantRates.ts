@@ -9,6 +9,10 @@
 // one tenant, issue 83's flood) kept the server refusing as fast as it could, and every other
 // tenant's request waited behind its refusals. Held, each of its connections costs one refusal
 // a second. Held refusals are few per tenant (HELD_REFUSALS): past them, one is answered at once.
+// A tenant's connections refused together fall due together: each held refusal is answered in a
+// turn of the event loop of its own, in the tenant's rotation (shared/turns.ts), so another
+// tenant's request read meanwhile is handled between any two of them, not after all 64.
+import { ownTurn } from '../../shared/turns.ts';
 
 /** The refusals of one tenant held at once; past that, answered at once (each holds a connection). */
 export const HELD_REFUSALS = 64;
@@ -39,8 +43,8 @@ export class TenantRates {
   private readonly held = new Map<string, number>();
 
   /**
-   * Waits `seconds` before a refusal of `tenant`'s is answered, unless HELD_REFUSALS of its
-   * refusals wait already: false then, answered at once.
+   * Waits `seconds` before a refusal of `tenant`'s is answered, then its turn of the loop,
+   * unless HELD_REFUSALS of its refusals wait already: false then, answered at once.
    */
   async hold(tenant: string, seconds: number): Promise<boolean> {
     const holding = this.held.get(tenant) ?? 0;
@@ -48,6 +52,7 @@ export class TenantRates {
     this.held.set(tenant, holding + 1);
     try {
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      await ownTurn(tenant);
       return true;
     } finally {
       const left = (this.held.get(tenant) ?? 1) - 1;

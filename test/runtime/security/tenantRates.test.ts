@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TenantRates } from '../../../src/runtime/security/tenantRates.ts';
+import { countLoopTurns } from '../../support/loopTurns.ts';
 
 test('a burst goes, the next waits its share of a second; another tenant has its own bucket', () => {
   let now = 0;
@@ -19,4 +20,19 @@ test('a burst goes, the next waits its share of a second; another tenant has its
   now += 60_000;
   for (let i = 0; i < 10; i++) assert.equal(rates.take('a'), 0);
   assert.ok(rates.take('a') > 0);
+});
+
+test("a tenant's refusals held together are answered one a turn of the loop; another tenant's comes after one of them, not after all", async () => {
+  // issue 83: a tenant's 32 connections refused together fell due together, and their 429s were
+  // written back to back in one timers phase while another tenant's request waited to be read
+  const rates = new TenantRates(10);
+  const loop = countLoopTurns();
+  const answered: { who: string; turn: number }[] = [];
+  const held = (who: string) => rates.hold(who.slice(0, 1), 0.05).then(() => void answered.push({ who, turn: loop.turn }));
+  const flood = Array.from({ length: 20 }, (_, i) => held(`a${i}`));
+  await Promise.all([...flood, held('b')]);
+  loop.stop();
+  const turns = answered.map((a) => a.turn);
+  assert.equal(new Set(turns).size, turns.length, `each in a turn of its own: ${answered.map((a) => `${a.who}@${a.turn}`).join(' ')}`);
+  assert.ok(answered.findIndex((a) => a.who === 'b') <= 1, answered.map((a) => a.who).join(' '));
 });

@@ -84,11 +84,10 @@ export function serveProtocolSocket(http: Server, door: SocketDoor, limits: Prot
     // one address's sockets still being admitted or refused are bounded: past that, cut unanswered
     if (!unsettled.take(address, socket)) return socket.destroy();
     // an address's refusals past its budget are answered when it allows, the socket held meanwhile
+    // (in a turn of the loop of its own, refusalPace.ts)
     const refuse = (reply: HttpReply) => {
-      const delay = pace.delayOf(address);
-      if (delay === 0) return refuseUpgrade(socket, reply);
-      const later = setTimeout(() => refuseUpgrade(socket, reply), delay).unref();
-      socket.once('close', () => clearTimeout(later));
+      const cancel = pace.schedule(address, () => refuseUpgrade(socket, reply));
+      socket.once('close', cancel);
     };
     const match = PATH.exec(req.url ?? '');
     if (!match) return refuse({ status: 404, body: { detail: 'Not Found' } });

@@ -5,7 +5,11 @@
 // address has a budget of refusals (a burst, then a steady rate); one over it is answered when
 // the budget allows, its socket held meanwhile among the address's unsettled ones
 // (unsettledUpgrades.ts, which bounds how many), so a client that waits for its answers is
-// slowed to the rate, and one that does not is cut at that bound, unanswered.
+// slowed to the rate, and one that does not is cut at that bound, unanswered. Each refusal is
+// made in a turn of the event loop of its own, in the address's rotation (shared/turns.ts):
+// paced refusals whose timers fell due together (the loop late by a few ms on a busy machine)
+// were written and closed back to back, another tenant's request waiting behind all of them.
+import { ownTurn } from '../../../shared/turns.ts';
 
 export class RefusalPace {
   /** When each address's budget is next whole again (the GCRA's theoretical arrival time), ms. */
@@ -25,6 +29,22 @@ export class RefusalPace {
     this.fullAt.set(address, at);
     if (this.fullAt.size > 4_096) this.forgetWhole(now);
     return Math.max(0, at - now - this.burst * interval);
+  }
+
+  /**
+   * Makes `refusal` of `address`'s when its budget allows (delayOf), in a turn of the loop of its
+   * own; the function returned cancels it while it waits (its socket gone).
+   */
+  schedule(address: string, refusal: () => void): () => void {
+    let cancelled = false;
+    const inTurn = () => void ownTurn(`peer:${address}`).then(() => cancelled || refusal());
+    const delay = this.delayOf(address);
+    const later = delay === 0 ? undefined : setTimeout(inTurn, delay).unref();
+    if (!later) inTurn();
+    return () => {
+      cancelled = true;
+      clearTimeout(later);
+    };
   }
 
   /** How many addresses are remembered (refused lately). */

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RefusalPace } from '../../../../src/runtime/transports/websocket/refusalPace.ts';
+import { countLoopTurns } from '../../../support/loopTurns.ts';
 
 test("an address's refusals past its burst wait their turn at its rate; another address and a rested one do not wait", () => {
   let now = 1_000;
@@ -33,4 +34,30 @@ test('the addresses remembered are only those refused lately', () => {
   pace.delayOf('10.1.0.1');
   // past 4,096 addresses, those whose budget is whole again are forgotten
   assert.equal(pace.remembered(), 1);
+});
+
+test("an address's paced refusals that fall due together are made one a turn of the loop; one cancelled is not made", async () => {
+  // issue 83: the timers of paced refusals fell due together when the loop was late, and their
+  // answers were written and their sockets closed back to back, another tenant's read waiting
+  const pace = new RefusalPace(1_000, 1);
+  const loop = countLoopTurns();
+  const made: { who: string; turn: number }[] = [];
+  const all = Array.from(
+    { length: 10 },
+    (_, i) => new Promise<void>((resolve) => pace.schedule('10.0.0.1', () => resolve(void made.push({ who: `a${i}`, turn: loop.turn })))),
+  );
+  const cancel = pace.schedule('10.0.0.1', () => made.push({ who: 'cancelled', turn: loop.turn }));
+  cancel();
+  // the loop held up past every refusal's time (1-10 ms): their timers are due in the same phase
+  const until = performance.now() + 30;
+  while (performance.now() < until);
+  await Promise.all(all);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  loop.stop();
+  assert.deepEqual(
+    made.map((m) => m.who).sort(),
+    Array.from({ length: 10 }, (_, i) => `a${i}`),
+  );
+  const turns = made.map((m) => m.turn);
+  assert.equal(new Set(turns).size, turns.length, `each in a turn of its own: ${turns.join(', ')}`);
 });
