@@ -39,12 +39,15 @@ let clock = profile.startTime;
 for (const delta of profile.timeDeltas) times.push((clock += delta));
 
 const slowest = [...reads].sort((a, b) => b[2] - a[2]).slice(0, top);
+// over all the slowest reads together: what the loop ran most while they waited
+const total = new Map<string, number>();
 for (const [start, end, loopMs] of slowest) {
   const spent = new Map<string, number>();
   for (let i = 0; i < times.length; i++) {
     if (times[i]! <= start || times[i]! > end) continue;
     const label = labelOf(profile.samples[i]!);
     spent.set(label, (spent.get(label) ?? 0) + Math.min(profile.timeDeltas[i]!, cap) / 1000);
+    total.set(label, (total.get(label) ?? 0) + Math.min(profile.timeDeltas[i]!, cap) / 1000);
   }
   const what = [...spent]
     .filter(([label]) => label !== '(idle)')
@@ -54,3 +57,11 @@ for (const [start, end, loopMs] of slowest) {
   console.log(`read of ${((end - start) / 1000).toFixed(1)} ms, loop ${loopMs.toFixed(1)} ms, idle ${(spent.get('(idle)') ?? 0).toFixed(1)} ms:`);
   console.log(`   ${what.join('\n   ')}`);
 }
+const totals = [...total].filter(([label]) => label !== '(idle)').sort((a, b) => b[1] - a[1]);
+console.log(`the ${slowest.length} reads together (${totals.reduce((sum, [, ms]) => sum + ms, 0).toFixed(1)} ms busy):`);
+console.log(
+  `   ${totals
+    .slice(0, 20)
+    .map(([label, ms]) => `${label} ${ms.toFixed(1)}`)
+    .join('\n   ')}`,
+);
