@@ -25,6 +25,7 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { withEsbuild } from './esbuildService.ts';
 import { packageName } from './projectImports.ts';
 import { loadedByRequire, nearestTsconfig } from './typescriptLoader.ts';
 
@@ -51,7 +52,11 @@ export async function compileProject(entries: readonly string[]): Promise<Compil
 
 async function compile(entries: readonly string[]): Promise<Map<string, string>> {
   if (!entries.length) return new Map();
-  const esbuild = await import('esbuild');
+  // the service is held for the whole compile (its waves), then let go: a server compiles once
+  return withEsbuild((esbuild) => compileWith(esbuild, entries));
+}
+
+async function compileWith(esbuild: typeof import('esbuild'), entries: readonly string[]): Promise<Map<string, string>> {
   // the one tsx would take: nearest the first module (one per process, as tsx's hooks are global)
   const tsconfig = nearestTsconfig(path.dirname(entries[0]));
   const outputs = new Map<string, string>();

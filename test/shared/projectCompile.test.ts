@@ -19,6 +19,7 @@ import { loadGraphs, type GraphRegistry, type PlainGraph } from '../../src/domai
 import { compileProject } from '../../src/shared/projectCompile.ts';
 import { compileProjectModules, compiledProjectModules } from '../../src/shared/projectModule.ts';
 import { typescriptLoaderRegistered } from '../../src/shared/typescriptLoader.ts';
+import { esbuildServicesLeft } from '../support/esbuildServices.ts';
 import { layoutCells, writeLayoutProject, type LayoutCell } from '../support/projectLayouts.ts';
 import { ROOT } from '../support/server.ts';
 import { tempDir } from '../support/tempDirs.ts';
@@ -179,6 +180,13 @@ describe('a project compiled ahead is served from its JavaScript, without tsx', 
     assert.ok('modules' in first);
     for (const set of setsOf([...first.modules.values(), ...second.modules.values()])) sets.add(set);
     assert.deepEqual([...first.modules], [...second.modules]);
+  });
+
+  it("leaves no esbuild service running once compiled (issue 86: ~15 MB of a server's idle RSS)", async () => {
+    const compiled = await compileProject([path.join(project, 'graphs/one.ts')]);
+    assert.ok('modules' in compiled, JSON.stringify(compiled));
+    for (const set of setsOf(compiled.modules.values())) sets.add(set);
+    assert.deepEqual(await esbuildServicesLeft(), []);
   });
 });
 

@@ -6,6 +6,7 @@
 // and again on reload; a module that does not build is logged and its agent answers 404.
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
+import { withEsbuild } from '../../shared/esbuildService.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import { fail, ok, type Outcome } from '../../domain/outcome.ts';
 import { uiGlobalName, type UiBundleFiles, type UiFile, type UiSettings } from '../../domain/ports/uiBundles.ts';
@@ -74,24 +75,25 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings, n
   const full = path.resolve(settings.projectDir, modulePath);
   const relative = path.relative(settings.projectDir, full).split(path.sep).join('/');
   if (relative.startsWith('../') || path.isAbsolute(relative)) throw new Error(`the UI module must be inside the project folder, not ${modulePath}`);
-  // loaded on the first build: a server without generative UI never starts esbuild's service
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [{ in: ENTRY, out: 'entrypoint' }],
-    outdir: path.join(settings.projectDir, 'dist'), // names the outputs only: nothing is written
-    write: false,
-    bundle: true,
-    platform: 'browser',
-    target: 'es2020',
-    jsx: 'automatic',
-    format: 'iife',
-    globalName: uiGlobalName(agent),
-    external: [...PROVIDED_BY_PAGE, ...settings.shared],
-    // the confinement first: it must see every file before another plugin loads it
-    plugins: [projectConfinementPlugin(settings.projectDir), entryPlugin(`./${relative}`, settings.projectDir), tailwindPlugin(settings.projectDir)],
-    logLevel: 'silent',
-    metafile: true,
-  });
+  // esbuild loaded on the first build: a server without generative UI never starts its service
+  const result = await withEsbuild(({ build }) =>
+    build({
+      entryPoints: [{ in: ENTRY, out: 'entrypoint' }],
+      outdir: path.join(settings.projectDir, 'dist'), // names the outputs only: nothing is written
+      write: false,
+      bundle: true,
+      platform: 'browser',
+      target: 'es2020',
+      jsx: 'automatic',
+      format: 'iife',
+      globalName: uiGlobalName(agent),
+      external: [...PROVIDED_BY_PAGE, ...settings.shared],
+      // the confinement first: it must see every file before another plugin loads it
+      plugins: [projectConfinementPlugin(settings.projectDir), entryPlugin(`./${relative}`, settings.projectDir), tailwindPlugin(settings.projectDir)],
+      logLevel: 'silent',
+      metafile: true,
+    }),
+  );
   // agentplane dev reloads on a change to what the bundle was built from
   noteInputs(
     Object.keys(result.metafile.inputs)
