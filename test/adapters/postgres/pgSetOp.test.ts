@@ -69,3 +69,44 @@ test("PostgreSQL SetOp: a thread's end counts the run queued by a transaction th
     await store.close();
   }
 });
+
+test("PostgreSQL SetOp: whether a thread has runs pending is read from the thread's pending runs, not from every run that was ever pending", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    // 400 runs of one thread that were pending and ran since the last vacuum, one pending
+    await admin.query('ALTER TABLE agentplane_runs SET (autovacuum_enabled = false)');
+    await admin.query(
+      `INSERT INTO agentplane_threads (thread_id, owner, status, created_at, updated_at, metadata, doc) VALUES ('t', 'o', 'busy', now(), now(), '{}', '{}')`,
+    );
+    await admin.query(
+      `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc)
+         SELECT 'r' || k, 't', 'o', 'pending', now(), 0, json_build_object('pad', repeat('x', 1500)) FROM generate_series(1, 401) k`,
+    );
+    await admin.query(`UPDATE agentplane_runs SET status = 'success' WHERE run_id <> 'r401'`);
+    await admin.query('ANALYZE agentplane_runs');
+    // a run's end asks it of a function whose plan its session keeps (planned for any status
+    // after a few calls): the plan that intersected the status and thread indexes read the
+    // page of each of the 400 at every call
+    const pages: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT agentplane_runs_exist_now('t', 'pending') AS pending`)).rows[0][
+        'QUERY PLAN'
+      ] as [{ Plan: { 'Shared Hit Blocks': number } }];
+      pages.push(plan[0].Plan['Shared Hit Blocks']);
+    }
+    assert.ok(
+      pages.slice(2).every((n) => n < 10),
+      `pages read by each call: ${pages.join(', ')}`,
+    );
+    assert.equal((await admin.query(`SELECT agentplane_runs_exist_now('t', 'pending') AS pending`)).rows[0].pending, true);
+    await admin.query(`UPDATE agentplane_runs SET status = 'success' WHERE run_id = 'r401'`);
+    assert.equal((await admin.query(`SELECT agentplane_runs_exist_now('t', 'pending') AS pending`)).rows[0].pending, false);
+    assert.equal((await admin.query(`SELECT agentplane_runs_exist_now('t', 'success') AS done`)).rows[0].done, true);
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
-import { CANDIDATE_SQL, PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
+import { CANDIDATE_SQL, NEXT_DUE_SQL, PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
 import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
@@ -295,6 +295,84 @@ test('a claim counts the runs running by their claims, not by every run that was
       taken.map((r) => r.run_id),
       ['next'],
     );
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
+
+/** The pages a statement reads (EXPLAIN's shared hits and reads), executed with `params`. */
+async function pagesRead(admin: pg.Client, sql: string, params: unknown[]): Promise<number> {
+  const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params)).rows[0]['QUERY PLAN'] as [
+    { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } },
+  ];
+  return plan[0].Plan['Shared Hit Blocks'] + plan[0].Plan['Shared Read Blocks'];
+}
+
+/**
+ * 4 threads, each with 100 runs that were pending and ran since the last vacuum (each left
+ * its pending version's entry in the pending runs' index) and 100 pending behind them, each
+ * run a page's fifth: the queue of a busy tenant between vacuums.
+ */
+async function busyQueue(admin: pg.Client): Promise<void> {
+  await admin.query('ALTER TABLE agentplane_runs SET (autovacuum_enabled = false)');
+  await admin.query(
+    `INSERT INTO agentplane_threads (thread_id, owner, status, created_at, updated_at, metadata, doc)
+       SELECT 't' || i, 'o', 'busy', now(), now(), '{}', '{}' FROM generate_series(1, 4) i`,
+  );
+  await admin.query(
+    `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc)
+       SELECT 'r' || t || '-' || k, 't' || t, 'o', 'pending', now() - interval '1 second', 0, json_build_object('pad', repeat('x', 1500))
+         FROM generate_series(1, 200) k, generate_series(1, 4) t ORDER BY k, t`,
+  );
+  await admin.query(`UPDATE agentplane_runs SET status = 'running' WHERE split_part(run_id, '-', 2)::int <= 100`);
+  await admin.query(`UPDATE agentplane_runs SET status = 'success' WHERE status = 'running'`);
+  await admin.query('ANALYZE agentplane_runs');
+}
+
+test("a claim reads each thread's first pending run, not the thread's queue behind it nor the entries of runs that ran", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await busyQueue(admin);
+    const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
+    // the first look passes the entries of the runs that ran (and marks them dead); the next
+    // read a few pages a thread: read as every pending run of the index and each one's page
+    // kept (a bitmap scan), each look read the 400 pending runs' ~80 pages and the ~80 of those
+    // that ran
+    await pagesRead(admin, sql, [[], 10]);
+    const pages = await pagesRead(admin, sql, [[], 10]);
+    assert.ok(pages < 40, `pages read: ${pages}`);
+    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10]);
+    assert.deepEqual(taken.map((r) => r.run_id).sort(), ['r1-101', 'r2-101', 'r3-101', 'r4-101']);
+    // a thread whose first pending run is skipped offers none of its later ones
+    const { rows: others } = await admin.query<{ run_id: string }>(sql, [['r2-101'], 10]);
+    assert.deepEqual(others.map((r) => r.run_id).sort(), ['r1-101', 'r3-101', 'r4-101']);
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
+
+test('the look for the next delayed run reads the delayed runs, not every pending run', async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await busyQueue(admin);
+    await admin.query(
+      `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc)
+         VALUES ('later', 't1', 'o', 'pending', '2026-01-01T00:00:00Z', 1e10, '{}')`,
+    );
+    await admin.query('ANALYZE agentplane_runs');
+    const { rows } = await admin.query<{ due: number }>(NEXT_DUE_SQL);
+    assert.equal(rows[0].due, Date.parse('2026-01-01T00:00:00Z') / 1000 + 1e10);
+    // read as every pending run of the index and each one's page kept, ~160 pages at every look
+    const pages = await pagesRead(admin, NEXT_DUE_SQL, []);
+    assert.ok(pages < 10, `pages read: ${pages}`);
   } finally {
     await admin.end();
     await store.close();
