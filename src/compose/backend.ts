@@ -10,7 +10,7 @@ import { InMemoryRunEventLog } from '../adapters/run-storage/inMemoryRunEventLog
 import { InProcessRunClaims } from '../adapters/run-storage/inProcessRunClaims.ts';
 import { CollectionRunStore } from '../adapters/run-storage/collectionRunStore.ts';
 import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
-import { openJournalStore } from '../adapters/embedded/journalStore.ts';
+import { openJournalStore, type JournalStore } from '../adapters/embedded/journalStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logging/logger.ts';
@@ -36,13 +36,17 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
     cacheBytes: config.storeCacheMb * 1024 * 1024,
     log: log.child({ component: 'store' }),
   });
-  const runBackend = async (): Promise<RunBackend> => embeddedRunBackend(store, config.runLeaseMs);
+  const runBackend = async (): Promise<RunBackend> => embeddedRunBackend(store, config.runLeaseMs, store);
   return backend('embedded', store, new LocalCoordination(), runBackend, {});
 }
 
-/** The run claims and event logs of one server on the embedded store: kept in process. */
-export function embeddedRunBackend(store: Store, leaseMs: number): RunBackend {
+/**
+ * The run claims and event logs of one server on the embedded store: kept in process. The
+ * finished runs' logs are counted in the budget of `cache`, the store's value cache (issue 91).
+ */
+export function embeddedRunBackend(store: Store, leaseMs: number, cache?: Pick<JournalStore, 'shareCache'>): RunBackend {
   const events = new InMemoryRunEventLog();
+  if (cache) events.countIn(cache.shareCache(() => events.finishedHeld));
   const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
   return {
     runs: new CollectionRunStore(store),

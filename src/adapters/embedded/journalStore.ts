@@ -135,6 +135,12 @@ export interface JournalStoreOptions {
   heldRecords?: number;
 }
 
+/** A share of the value cache's budget held outside the store (JournalStore.shareCache). */
+export interface CacheShare {
+  readonly budget: number;
+  grown(): void;
+}
+
 export async function openJournalStore(options: JournalStoreOptions): Promise<JournalStore> {
   const store = new JournalStore(options);
   await store.load();
@@ -700,6 +706,21 @@ export class JournalStore implements Store {
 
   /** Held in process: it always answers. */
   async ping(): Promise<void> {}
+
+  /**
+   * Counts heap held beside the store in the budget of its value cache (the finished runs'
+   * event logs, issue 91): AGENTPLANE_STORE_CACHE_MB then bounds the two together. Returns the
+   * budget and what the holder calls when it has grown.
+   */
+  shareCache(held: () => number): CacheShare {
+    this.cache.shareWith(held);
+    return { budget: this.cache.budget, grown: () => this.cache.trim() };
+  }
+
+  /** The heap the values in the cache cost now (pagedValues.ts cacheCost). */
+  get cachedBytes(): number {
+    return this.cache.size;
+  }
 
   async flush(): Promise<void> {
     while (this.compacting) await this.compacting;

@@ -128,8 +128,26 @@ export class ValueCache<K> {
   private oldest: Held<K> | null = null;
   private newest: Held<K> | null = null;
   private bytes = 0;
+  /** Heap held elsewhere that the budget covers too (shareWith). */
+  private shared: () => number = () => 0;
 
   constructor(readonly budget: number) {}
+
+  /**
+   * Counts `held` (bytes of heap another holder keeps: the finished runs' event logs) in this
+   * budget, so that the two together stay within it: the cache keeps what the other leaves.
+   * The holder calls `trim` when it has grown.
+   */
+  shareWith(held: () => number): void {
+    this.shared = held;
+    this.trim();
+  }
+
+  /** Evicts the values used least recently until they and the shared part fit the budget. */
+  trim(): void {
+    const room = this.budget - this.shared();
+    while (this.bytes > room && this.oldest) this.drop(this.oldest.key);
+  }
 
   get(key: K): object | undefined {
     const hit = this.held.get(key);
@@ -148,7 +166,7 @@ export class ValueCache<K> {
     this.held.set(key, entry);
     this.link(entry);
     this.bytes += bytes;
-    while (this.bytes > this.budget && this.oldest) this.drop(this.oldest.key);
+    this.trim();
   }
 
   drop(key: K): void {

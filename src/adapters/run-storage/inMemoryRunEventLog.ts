@@ -85,10 +85,27 @@ export class InMemoryRunEventLog implements RunEventLog {
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
 
+  /** A heap budget the finished logs are counted in (countIn). */
+  private budget?: { readonly budget: number; grown(): void };
+
   constructor(
     private readonly keepFinished = KEEP_FINISHED_LOGS,
-    private readonly keepFinishedBytes = KEEP_FINISHED_BYTES,
+    private keepFinishedBytes = KEEP_FINISHED_BYTES,
   ) {}
+
+  /**
+   * Counts the finished logs in a heap budget shared with others (the embedded store's value
+   * cache, issue 91): they take at most a quarter of it, and tell it when they have grown.
+   */
+  countIn(budget: { readonly budget: number; grown(): void }): void {
+    this.budget = budget;
+    this.keepFinishedBytes = Math.min(this.keepFinishedBytes, Math.floor(budget.budget / 4));
+  }
+
+  /** The bytes the finished logs kept hold (EventLog.bytes). */
+  get finishedHeld(): number {
+    return this.finishedBytes;
+  }
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
@@ -162,6 +179,7 @@ export class InMemoryRunEventLog implements RunEventLog {
       this.finishedBytes -= oldest.bytes;
       this.forget(oldest.runId);
     }
+    this.budget?.grown();
   }
 
   setResult(runId: string, result: unknown): void {
