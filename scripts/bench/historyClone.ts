@@ -12,7 +12,9 @@
 // the configured cache (AGENTPLANE_STORE_CACHE_MB, default 64), once loaded and again after
 // HISTORY_MORE_RUNS (default 200) more real runs; old threads' reads at p99 within 2× a hot one's;
 // the restart to /ok. It prints what the RSS is made of (smaps_rollup) beside. HISTORY_KEEP=1 keeps
-// the directory (under .bench/).
+// the directory (under .bench/). HISTORY_SNAPSHOTS=1 also takes heap snapshots of the server (fresh,
+// holding the history, 30 s after the more runs) and prints what each holds more of than the one
+// before, by constructor (heapSnapshotDiff.ts): where the heap over the bound is.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,6 +24,8 @@ import { ROOT, expectStatus, request, type Agentplane } from './agentplane.ts';
 import { RUNS_PER_THREAD, agentRuns } from './agentRuns.ts';
 import { bound, mb, metric, oldAgainstHot, rssParts, settled, startHistoryServer } from './historyMeasures.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
+import { grown, tally } from './heapSnapshotDiff.ts';
+import { delay } from './proc.ts';
 
 const RUNS = Number(process.argv[2] ?? process.env.HISTORY_RUNS ?? 100_000);
 const TEMPLATES = Number(process.env.HISTORY_TEMPLATE_THREADS ?? 20);
@@ -130,9 +134,38 @@ fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'history-clone-'));
 const dataDir = path.join(work, 'data');
 const who = { key: `bench-${randomUUID()}`, tenant: randomUUID() };
-let ap: Agentplane = await startHistoryServer(dataDir, work, who);
+const snapshots = process.env.HISTORY_SNAPSHOTS ? path.join(work, 'snapshots') : undefined;
+if (snapshots) fs.mkdirSync(snapshots);
+const nodeArgs = snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : [];
+type Tally = ReturnType<typeof tally>;
+/** A heap snapshot of the server (HISTORY_SNAPSHOTS), tallied once written whole (read until it parses), then deleted. */
+async function snapshot(of: Agentplane): Promise<Tally | undefined> {
+  if (!snapshots) return undefined;
+  const before = new Set(fs.readdirSync(snapshots));
+  process.kill(of.pid, 'SIGUSR2');
+  for (;;) {
+    await delay(2_000);
+    const file = fs.readdirSync(snapshots).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    if (!file) continue;
+    try {
+      const counted = tally(JSON.parse(fs.readFileSync(path.join(snapshots, file), 'utf8')));
+      fs.rmSync(path.join(snapshots, file));
+      return counted;
+    } catch {
+      // not whole yet
+    }
+  }
+}
+function printGrown(title: string, from: Tally | undefined, to: Tally | undefined): void {
+  if (!from || !to) return;
+  const rows = grown(from, to);
+  console.log(`${title}: all nodes ${mb(rows.reduce((n, row) => n + row.bytes, 0))} MB`);
+  for (const row of rows.slice(0, 30)) console.log(`${mb(row.bytes).toFixed(1).padStart(8)} MB ${String(row.count).padStart(9)} × ${row.key}`);
+}
+let ap: Agentplane = await startHistoryServer(dataDir, work, who, nodeArgs);
 try {
   const fresh = await settled(ap);
+  const freshTally = await snapshot(ap);
   console.log(`fresh: start ${ap.startMs.toFixed(0)} ms, heap ${mb(fresh.heap)} MB, RSS ${mb(fresh.rss)} MB ${JSON.stringify(rssParts(ap))}; load ${load()}`);
   const threads: string[] = [];
   await agentRuns(ap, TEMPLATES * RUNS_PER_THREAD, 8, (_, threadId) => threads.push(threadId));
@@ -146,7 +179,7 @@ try {
   const copies = await copy(dataDir, templateOf, RUNS);
   console.log(`${copies.length} threads copied in ${((performance.now() - started) / 1000).toFixed(0)} s; load ${load()}`);
   const restarted = performance.now();
-  ap = await startHistoryServer(dataDir, work, who);
+  ap = await startHistoryServer(dataDir, work, who, nodeArgs);
   const ok = await request(`${ap.url}/ok`);
   // startAgentplane waits until the graphs are served, which a start without history takes too
   const restartMs = performance.now() - restarted;
@@ -169,6 +202,8 @@ try {
   console.log(
     `holding ${RUNS} runs: heap ${mb(held.heap)} MB (bound ${mb(bound(fresh.heap))}), RSS ${mb(held.rss)} MB (bound ${mb(bound(fresh.rss))}) ${JSON.stringify(rssParts(ap))}; load ${load()}`,
   );
+  const heldTally = await snapshot(ap);
+  printGrown('the heap holding the history over the fresh one', freshTally, heldTally);
   const reads = await oldAgainstHot(
     ap,
     threads.at(-1)!,
@@ -181,6 +216,7 @@ try {
   console.log(
     `after ${MORE_RUNS} more runs: heap ${mb(after.heap)} MB, RSS ${mb(after.rss)} MB; 30 s later heap ${mb(later.heap)} MB, RSS ${mb(later.rss)} MB ${JSON.stringify(rssParts(ap))}; external ${mb(await metric(ap, 'nodejs_external_memory_bytes'))} MB; load ${load()}`,
   );
+  printGrown(`the heap ${MORE_RUNS} runs later over the one holding the history`, heldTally, await snapshot(ap));
   const verdicts = {
     heap: Math.max(held.heap, later.heap) <= bound(fresh.heap),
     rss: Math.max(held.rss, later.rss) <= bound(fresh.rss),

@@ -40,8 +40,8 @@ export function rssParts(ap: Agentplane): Record<string, number> {
   return parts;
 }
 
-export function startHistoryServer(dataDir: string, work: string, who: { key?: string; tenant?: string } = {}): Promise<Agentplane> {
-  return startAgentplane({ dataDir, workDir: work, ...who, graphs: { agent: `${path.join(ROOT, 'examples/graphs/agent.ts')}:agent` } });
+export function startHistoryServer(dataDir: string, work: string, who: { key?: string; tenant?: string } = {}, nodeArgs: string[] = []): Promise<Agentplane> {
+  return startAgentplane({ dataDir, workDir: work, ...who, nodeArgs, graphs: { agent: `${path.join(ROOT, 'examples/graphs/agent.ts')}:agent` } });
 }
 
 /** The time of each read of each thread's state and history (10 checkpoints). */
