@@ -35,9 +35,11 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
     fsync: config.fsync,
     cacheBytes: config.storeCacheMb * 1024 * 1024,
     log: log.child({ component: 'store' }),
+    // the history's records load once the server serves (serving below), not inside its start
+    loadAfterMs: null,
   });
   const runBackend = async (): Promise<RunBackend> => embeddedRunBackend(store, config.runLeaseMs, store);
-  return backend('embedded', store, new LocalCoordination(), runBackend, {});
+  return { ...backend('embedded', store, new LocalCoordination(), runBackend, {}), serving: () => store.loadInBackground() };
 }
 
 /**

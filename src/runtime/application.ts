@@ -58,5 +58,7 @@ export interface ServerStorage {
   readonly replicaId?: string;
   /** Records held, by collection (GET /metrics). */
   recordCounts(): Promise<{ collection: string; count: number }[]>;
+  /** Called once the server serves (its graphs loaded, /ok answering): the embedded store then begins loading its history's records (issue 91). */
+  serving?(): void;
   close(): Promise<void>;
 }

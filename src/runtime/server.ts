@@ -266,6 +266,7 @@ export async function startHttpServer(
   // the application took the key (no tokens sealed under another): from now on it is kept
   tokenKey.save?.();
   for (const module of started.modules) await module.start?.();
+  storage.serving?.();
   // prom-client (~40 ms of this thread) loads once the application answers; a scrape waits for it
   void metrics.load().catch((err: unknown) => log.error('the metrics registry did not load; /metrics cannot answer', { err }));
   if (!config.validateResponses) {

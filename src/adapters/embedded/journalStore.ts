@@ -65,7 +65,7 @@ import type { Logger } from '../../runtime/logging/logger.ts';
 const SCAN_CHUNK = 20_000;
 /** How many records the load after a start sets between two turns of the event loop. */
 const LOAD_CHUNK = 5_000;
-/** When the paged collections' load begins if no request asked for their records before: after the start. */
+/** When the paged collections' load begins if no request asked for their records before: after the store opens (JournalStoreOptions.loadAfterMs). */
 const LOAD_AFTER_MS = 2_000;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -133,6 +133,12 @@ export interface JournalStoreOptions {
   grouped?: Readonly<Record<string, readonly string[]>>;
   /** How many records of grouped collections stay held in memory once on disk, the groups used last (default: one per 4 KB of cacheBytes, at least 1,024). */
   heldRecords?: number;
+  /**
+   * When the paged collections' records no request asked for begin to load: this many ms after
+   * the store opens (default 2,000), or with null only once `loadInBackground` is called (a
+   * server calls it once it serves: a fixed time fell inside a slow start, issue 91).
+   */
+  loadAfterMs?: number | null;
 }
 
 /** A share of the value cache's budget held outside the store (JournalStore.shareCache). */
@@ -184,6 +190,7 @@ export class JournalStore implements Store {
   private readonly few: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   private readonly grouped: Readonly<Record<string, readonly string[]>>;
   private readonly heldRecords: number;
+  private readonly loadAfterMs: number | null;
   /** Per grouped collection's shard, which of its two index files its groups on disk are read from (groupedIndex.ts). */
   private readonly sides = new Map<string, Side>();
   /** The paged collections whose records are still to load after the start (loadCollection). */
@@ -216,6 +223,7 @@ export class JournalStore implements Store {
     const grouped = options.grouped ?? (options.paged ? {} : GROUPED_COLLECTIONS);
     this.grouped = Object.fromEntries(Object.entries(grouped).filter(([name]) => name in this.paged));
     this.heldRecords = options.heldRecords ?? Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 4096));
+    this.loadAfterMs = options.loadAfterMs === undefined ? LOAD_AFTER_MS : options.loadAfterMs;
   }
 
   async load(): Promise<void> {
@@ -348,8 +356,19 @@ export class JournalStore implements Store {
     }
     // nothing made here outlives the loads but this timer: the closures of a scope share what they
     // keep, and the strings shared while loading (every kept string seen) are let go once loaded
-    this.loadTimer = setTimeout(() => void this.loaded().catch(() => undefined), LOAD_AFTER_MS);
+    if (this.loadAfterMs === null) return;
+    this.loadTimer = setTimeout(() => this.loadInBackground(), this.loadAfterMs);
     this.loadTimer.unref();
+  }
+
+  /**
+   * Begins loading the paged collections' records no request has asked for yet, one collection
+   * at a time, letting requests in as they go (loadCollection); a failure is told by the
+   * requests that wait for them.
+   */
+  loadInBackground(): void {
+    if (this.closed) return;
+    void this.loaded().catch(() => undefined);
   }
 
   /**
