@@ -9,7 +9,15 @@
 // taken by a second client of its own (a worker thread with nothing else on its loop), which
 // says how much of either series is the driving client's own delay. Idle first, then under
 // the runs; each round starts both servers fresh. `tree`: a git ref (built under .bench/) or `.`.
+// `--workers-idle`: an experiment on the kernel's part, not a setting of agentplane: once the
+// runs go, agentplane's run workers (its threads at a niceness above the main thread's: every
+// thread of node 20 is named `node`) are put under SCHED_IDLE with `chrt`. At niceness 10 (schedulingPriority.ts) a run
+// worker holding a core keeps it for the rest of its slice when the main thread wakes (EEVDF's
+// run-to-parity; the next tick is up to 4 ms away at HZ=250), so with both cores busy with runs
+// each wake of the server (and of the client) may wait that long; a SCHED_IDLE thread gives the
+// core up at once.
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -20,7 +28,8 @@ import { openSubscribers } from './fanoutSubscribers.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { freePort, startChild } from './proc.ts';
 
-const args = process.argv.slice(2);
+const workersIdle = process.argv.includes('--workers-idle');
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const tree = args[0] && !/^\d+$/.test(args[0]) ? args.shift()! : '.';
 const [rounds = 3, seconds = 10, subscribers = 0] = args.map(Number);
 const THREADS = 20;
@@ -33,6 +42,28 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 interface Target {
   url: string;
   headers: Record<string, string>;
+}
+
+/**
+ * The calling thread's CPU time between two turns of a 1-ms timer, in ms, until stopped: how
+ * long the client's own work held its loop, whatever else the machine did (a wall-clock delay
+ * counts the waits for a core too). What a response ready on its socket waits in the client on a
+ * quiet machine. Its source is also run in the quiet client's worker.
+ */
+function recordHolds(files: Pick<typeof fs, 'readlinkSync' | 'readFileSync'>): () => number[] {
+  const file = `/proc/${files.readlinkSync('/proc/thread-self')}/schedstat`;
+  const cpu = () => Number(files.readFileSync(file, 'latin1').split(' ', 1)[0]) / 1e6;
+  const holds: number[] = [];
+  let last = cpu();
+  const timer = setInterval(() => {
+    const now = cpu();
+    holds.push(now - last);
+    last = now;
+  }, 1);
+  return () => {
+    clearInterval(timer);
+    return holds;
+  };
 }
 
 /** `/ok` of each target in turn, one request after another, for `ms`: each target's times. */
@@ -50,11 +81,15 @@ async function alternate(targets: Target[], ms: number): Promise<number[][]> {
 }
 
 /** The same alternation on a loop of its own (a worker thread that does nothing else). */
-function quietClient(targets: Target[], ms: number): Promise<number[][]> {
+function quietClient(targets: Target[], ms: number): Promise<{ times: number[][]; holds: number[] }> {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
+    // tsx names the functions it compiles with a helper of its own, absent here
+    const __name = (f) => f;
+    ${recordHolds.toString()}
     (async () => {
       const { targets, ms } = workerData;
+      const stop = recordHolds(require('node:fs'));
       const times = targets.map(() => []);
       const until = performance.now() + ms;
       while (performance.now() < until)
@@ -64,17 +99,33 @@ function quietClient(targets: Target[], ms: number): Promise<number[][]> {
           await res.arrayBuffer();
           times[i].push(performance.now() - started);
         }
-      parentPort.postMessage(times);
+      parentPort.postMessage({ times, holds: stop() });
     })();`;
   const worker = new Worker(code, { eval: true, workerData: { targets, ms } });
   return new Promise((resolve, reject) => {
-    worker.once('message', (times: number[][]) => void worker.terminate().then(() => resolve(times)));
+    worker.once('message', (answer: { times: number[][]; holds: number[] }) => void worker.terminate().then(() => resolve(answer)));
     worker.once('error', reject);
   });
 }
 
 /** A thread's CPU time so far in ms (schedstat's first field): the main thread's is `tid` = `pid`. */
 const threadCpuMs = (pid: number, tid = pid) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const holdFigure = (xs: number[]) => [0.99, 0.999, 1].map((q) => r2(p(xs, q))).join(' / ');
+/** A thread's niceness (field 19 of its stat, after the command's parenthesis). */
+const niceness = (pid: number, tid: string) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+/** Puts the server's run workers (its threads niced below the main thread) not yet in `done` under SCHED_IDLE, and adds them to it. */
+function workersUnderIdle(pid: number, done: Set<string>): void {
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    if (done.has(tid)) continue;
+    try {
+      if (niceness(pid, tid) <= niceness(pid, String(pid))) continue;
+      execFileSync('chrt', ['--idle', '-p', '0', tid]);
+      done.add(tid);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+}
 const figure = (xs: number[]) => `p99 ${r2(p(xs, 0.99))} (p50 ${r2(p(xs, 0.5))}, ${xs.length})`;
 const summary: { round: number; phase: string; agentplane: number; bare: number; quietAgentplane: number; quietBare: number }[] = [];
 
@@ -101,14 +152,17 @@ for (let round = 1; round <= rounds; round += 1) {
       const cpu0 = [threadCpuMs(ap.pid), threadCpuMs(bare.pid), threadCpuMs(process.pid)];
       const delay = monitorEventLoopDelay({ resolution: 1 });
       delay.enable();
-      const [[a, b], [qa, qb]] = await Promise.all([alternate(targets, seconds * 1000), quietClient(targets, seconds * 1000)]);
+      const stopHolds = recordHolds(fs);
+      const [[a, b], quiet] = await Promise.all([alternate(targets, seconds * 1000), quietClient(targets, seconds * 1000)]);
+      const [qa, qb] = quiet.times;
+      const holds = stopHolds();
       delay.disable();
       const [apCpu, bareCpu, clientCpu] = [threadCpuMs(ap.pid), threadCpuMs(bare.pid), threadCpuMs(process.pid)].map((ms, i) => ms - cpu0[i]!);
       const requests = a!.length + qa!.length;
       const row = { round, phase, agentplane: r2(p(a!, 0.99)), bare: r2(p(b!, 0.99)), quietAgentplane: r2(p(qa!, 0.99)), quietBare: r2(p(qb!, 0.99)) };
       summary.push(row);
       log(
-        `round ${round} ${phase}: the driving client: agentplane ${figure(a!)}, bare ${figure(b!)} (${r2(row.agentplane / row.bare)}x); a quiet client: agentplane ${figure(qa!)}, bare ${figure(qb!)} (${r2(row.quietAgentplane / row.quietBare)}x); main-thread CPU per \`/ok\` answered (all its work meanwhile): agentplane ${r2((apCpu * 1000) / requests)} µs, bare ${r2((bareCpu * 1000) / requests)} µs; the driving client's main thread ${Math.round(clientCpu / seconds / 10)}% of a core, its loop delay p99 ${r2(delay.percentile(99) / 1e6)} ms; load ${load()}`,
+        `round ${round} ${phase}: the driving client: agentplane ${figure(a!)}, bare ${figure(b!)} (${r2(row.agentplane / row.bare)}x); a quiet client: agentplane ${figure(qa!)}, bare ${figure(qb!)} (${r2(row.quietAgentplane / row.quietBare)}x); main-thread CPU per \`/ok\` answered (all its work meanwhile): agentplane ${r2((apCpu * 1000) / requests)} µs, bare ${r2((bareCpu * 1000) / requests)} µs; the driving client's main thread ${Math.round(clientCpu / seconds / 10)}% of a core, its loop delay p99 ${r2(delay.percentile(99) / 1e6)} ms; CPU between two 1-ms turns p99 / p99.9 / max: the driving client ${holdFigure(holds)}, the quiet client ${holdFigure(quiet.holds)} ms; load ${load()}`,
       );
     };
     await measure('idle');
@@ -120,9 +174,13 @@ for (let round = 1; round <= rounds; round += 1) {
       while (running) if (await protocolRun(t, thread)) runs += 1;
     });
     await new Promise((resolve) => setTimeout(resolve, 2000));
+    // a run worker started later (one retired and started again) is put there too
+    const idled = new Set<string>();
+    const idling = workersIdle ? setInterval(() => workersUnderIdle(ap.pid, idled), 250) : undefined;
     const runs0 = runs;
-    await measure(subscribers > 0 ? `runs and ${subscribers} subscribers` : 'runs alone');
-    log(`  ${runs - runs0} runs meanwhile`);
+    await measure((subscribers > 0 ? `runs and ${subscribers} subscribers` : 'runs alone') + (workersIdle ? ', workers under SCHED_IDLE' : ''));
+    clearInterval(idling);
+    log(`  ${runs - runs0} runs meanwhile${workersIdle ? `; ${idled.size} run workers put under SCHED_IDLE` : ''}`);
     running = false;
     await Promise.all(drivers);
     await held?.close();
