@@ -108,6 +108,11 @@ export interface ServerConfig {
   databasePool: number;
   /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 10: upstream's `--n-jobs-per-worker` / N_JOBS_PER_WORKER). */
   maxConcurrentRuns: number;
+  /**
+   * The most of those slots one tenant's runs hold at once (AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT,
+   * default all but one, at least 1): another tenant's run finds a slot free (domain/agent/runs/runFairShare.ts).
+   */
+  maxRunSlotsPerTenant: number;
   /** Read the graphs' TypeScript types for their schemas in the background once the server has listened and is idle, and after a reload (AGENTPLANE_SCHEMA_WARMUP, default on; the test servers turn it off). */
   schemaWarmup: boolean;
   /** Start a run worker (the project's graphs loaded in it) as the server starts, so the first run finds one ready (AGENTPLANE_RUN_WORKER_WARMUP, default on; with run workers only). */
@@ -315,6 +320,11 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10),
+    maxRunSlotsPerTenant: positiveInteger(
+      'AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT',
+      env.AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT,
+      Math.max(1, positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10) - 1),
+    ),
     schemaWarmup: flag('AGENTPLANE_SCHEMA_WARMUP', env.AGENTPLANE_SCHEMA_WARMUP, true),
     runWorkerWarmup: flag('AGENTPLANE_RUN_WORKER_WARMUP', env.AGENTPLANE_RUN_WORKER_WARMUP, true),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),

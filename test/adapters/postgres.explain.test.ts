@@ -123,7 +123,7 @@ test('runs by thread, by status, and the claim queries are index scans', async (
     'agentplane_runs',
   );
   assertIndexed(await plan({ sql: `SELECT count(*) AS n FROM agentplane_runs WHERE status = $1`, params: ['pending'] }), 'agentplane_runs');
-  assertIndexed(await plan({ sql: CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', ''), params: [[], 1] }), 'agentplane_runs');
+  assertIndexed(await plan({ sql: CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', ''), params: [[], 1, 'replica', 9] }), 'agentplane_runs');
   assertIndexed(await plan({ sql: NEXT_DUE_SQL, params: [] }), 'agentplane_runs');
 });
 

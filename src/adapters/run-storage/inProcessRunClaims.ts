@@ -48,20 +48,20 @@ export class InProcessRunClaims implements RunClaims {
     this.threads = store.collection<ThreadRecord>('threads');
   }
 
-  async claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
+  async claim(started: RunStart, room: number, skip?: ReadonlySet<string>, perOwner?: number): Promise<{ claims: Claim[]; due: number | null }> {
     const claims: Claim[] = [];
     // the fair order is found once a claim, not once a run taken: taking a line's head leaves
     // the others' turns as they were (an owner's next head already counts the one before it).
     // Found again for each run, a claim of 10 slots among a tenant's 1,000 waiting threads (its
     // runs in flight at their default bound) read and sorted every line 10 times in one turn of
     // the loop, ~2 ms that another tenant's request waited behind (issue 83)
-    let order = this.inFairOrder(Date.now(), skip);
+    let order = this.inFairOrder(Date.now(), skip, perOwner);
     let at = 0;
     while (claims.length < room && at < order.length) {
       const [threadId, line, head] = order[at++]!;
       // changed while an earlier run was being taken: the order is found again
       if (this.lines.get(threadId) !== line || line.running !== null || line.pending[0] !== head) {
-        order = this.inFairOrder(Date.now(), skip);
+        order = this.inFairOrder(Date.now(), skip, perOwner);
         at = 0;
         continue;
       }
@@ -69,7 +69,7 @@ export class InProcessRunClaims implements RunClaims {
       if (claim) claims.push(claim);
       else {
         // its run was withdrawn: the line's next run may be claimable now
-        order = this.inFairOrder(Date.now(), skip);
+        order = this.inFairOrder(Date.now(), skip, perOwner);
         at = 0;
       }
     }
@@ -194,9 +194,10 @@ export class InProcessRunClaims implements RunClaims {
   /**
    * The threads whose next runs may start now (nothing running on the thread, its
    * `after_seconds` passed), each with that run, in the order slots go to them: the fair share
-   * between owners (runFairShare.ts), oldest first within an owner.
+   * between owners (runFairShare.ts), oldest first within an owner, none past `perOwner` of an
+   * owner's (this server runs every run here, so its runs executing are the owner's).
    */
-  private inFairOrder(now: number, skip?: ReadonlySet<string>): [string, ThreadLine, Waiting][] {
+  private inFairOrder(now: number, skip?: ReadonlySet<string>, perOwner?: number): [string, ThreadLine, Waiting][] {
     const heads: { owner: string; runId: string; entry: [string, ThreadLine, Waiting] }[] = [];
     const executing = new Map<string, number>();
     for (const entry of this.lines) {
@@ -210,7 +211,7 @@ export class InProcessRunClaims implements RunClaims {
       heads.push({ owner: line.owner, runId: head.runId, entry: [entry[0], line, head] });
     }
     heads.sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    return fairShareOrder(heads, executing).map((h) => h.entry);
+    return fairShareOrder(heads, executing, perOwner).map((h) => h.entry);
   }
 
   /** The thread's line, with `run` in it (in run id order) when given. */

@@ -57,16 +57,21 @@ export class PgRunClaims implements RunClaims {
     this.warn = options.warn;
   }
 
-  async claim(started: RunStart, room: number, skip: ReadonlySet<string> = new Set()): Promise<{ claims: Claim[]; due: number | null }> {
+  async claim(started: RunStart, room: number, skip: ReadonlySet<string> = new Set(), perOwner?: number): Promise<{ claims: Claim[]; due: number | null }> {
     try {
-      return await this.claimInOneStatement(started, room, skip);
+      return await this.claimInOneStatement(started, room, skip, perOwner);
     } catch (error) {
-      if (isDataException(error)) return this.claimAroundUnreadable(started, room, skip);
+      if (isDataException(error)) return this.claimAroundUnreadable(started, room, skip, perOwner);
       throw error;
     }
   }
 
-  private async claimInOneStatement(started: RunStart, room: number, skip: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
+  private async claimInOneStatement(
+    started: RunStart,
+    room: number,
+    skip: ReadonlySet<string>,
+    perOwner: number | undefined,
+  ): Promise<{ claims: Claim[]; due: number | null }> {
     // one statement: the look-up, the runs started and their claims taken, and the next
     // delayed run's time (see CLAIM_SQL); a claim on a thread that this statement cannot see
     // yet (another replica's, committed meanwhile) fails it whole, and then it looks again
@@ -74,7 +79,16 @@ export class PgRunClaims implements RunClaims {
       try {
         const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string; reads: FirstReadsRow }[] | null; due: number | null }>(
           CLAIM_SQL,
-          [[...skip], Math.max(0, room), started.status, started.updated_at, this.coordination.replicaId, this.heldForMs, CHECKPOINT_KEY_SEPARATOR],
+          [
+            [...skip],
+            Math.max(0, room),
+            this.coordination.replicaId,
+            perOwner ?? null,
+            started.status,
+            started.updated_at,
+            this.heldForMs,
+            CHECKPOINT_KEY_SEPARATOR,
+          ],
           true,
         );
         const { claimed, due } = rows[0];
@@ -94,16 +108,21 @@ export class PgRunClaims implements RunClaims {
    * ends with an error without executing (Claim.unreadable); the others are claimed as usual.
    * Without this, that one record failed every claim of every replica, and no run ran.
    */
-  private async claimAroundUnreadable(started: RunStart, room: number, skip: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
+  private async claimAroundUnreadable(
+    started: RunStart,
+    room: number,
+    skip: ReadonlySet<string>,
+    perOwner: number | undefined,
+  ): Promise<{ claims: Claim[]; due: number | null }> {
     const claims: Claim[] = [];
     const passed = new Set(skip);
     let due: number | null = null;
     while (claims.length < Math.max(0, room)) {
-      const { rows } = await this.store.query<{ run_id: string }>(CANDIDATE_SQL, [[...passed], 1]);
+      const { rows } = await this.store.query<{ run_id: string }>(CANDIDATE_SQL, [[...passed], 1, this.coordination.replicaId, perOwner ?? null]);
       const next = rows[0]?.run_id;
       if (next === undefined) break;
       try {
-        const taken = await this.claimInOneStatement(started, 1, passed);
+        const taken = await this.claimInOneStatement(started, 1, passed, perOwner);
         due = taken.due;
         for (const c of taken.claims) passed.add(c.run.run_id);
         claims.push(...taken.claims);
@@ -312,8 +331,12 @@ export class PgRunClaims implements RunClaims {
  * the statement read the whole runs table), not by status: the status index keeps an entry
  * for every version of a run that was ever running until a vacuum, and a bitmap scan of it
  * read each one's page (241 pages for 4 running runs, half of what a claim read, in the
- * bench's replicas phase). Served by the pending-per-thread index and the runs' key.
- * Exported for the EXPLAIN test, with the claim's parameters ($1 skipped, $2 how many).
+ * bench's replicas phase). Served by the pending-per-thread index and the runs' key. An
+ * owner's k-th claimable run is left out when the owner's runs this replica ($3) executes and
+ * k are past $4 (AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT: the slots are this replica's; null, no
+ * bound; never the shared space, owner '').
+ * Exported for the EXPLAIN test, with the claim's parameters ($1 skipped, $2 how many, $3 this
+ * replica, $4 the bound).
  */
 export const CANDIDATE_SQL = `WITH RECURSIVE heads AS (
       (SELECT run_id, thread_id, seq, owner, after_seconds, created_at FROM agentplane_runs
@@ -322,15 +345,17 @@ export const CANDIDATE_SQL = `WITH RECURSIVE heads AS (
       SELECT n.* FROM heads p CROSS JOIN LATERAL (SELECT run_id, thread_id, seq, owner, after_seconds, created_at FROM agentplane_runs
         WHERE status = 'pending' AND thread_id > p.thread_id ORDER BY thread_id, seq LIMIT 1) n)
   SELECT r.run_id, r.thread_id FROM agentplane_runs r
-    JOIN (SELECT h.run_id, h.seq, coalesce(x.running, 0) + row_number() OVER (PARTITION BY h.owner ORDER BY h.seq) AS turn
+    JOIN (SELECT h.run_id, h.seq, h.owner, coalesce(x.running, 0) AS running, coalesce(x.here, 0) AS here,
+                 row_number() OVER (PARTITION BY h.owner ORDER BY h.seq) AS k
             FROM heads h
-            LEFT JOIN (SELECT (SELECT rc.owner FROM agentplane_runs rc WHERE rc.run_id = c.run_id) AS owner, count(*) AS running
+            LEFT JOIN (SELECT (SELECT rc.owner FROM agentplane_runs rc WHERE rc.run_id = c.run_id) AS owner, count(*) AS running,
+                              count(*) FILTER (WHERE c.replica = $3::text) AS here
                          FROM agentplane_run_claims c GROUP BY 1) x ON x.owner = h.owner
            WHERE h.after_seconds <= extract(epoch FROM now() - h.created_at)
              AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = h.thread_id)
              AND h.run_id <> ALL($1::text[])) fair ON fair.run_id = r.run_id
-    WHERE r.status = 'pending'
-    ORDER BY fair.turn, fair.seq
+    WHERE r.status = 'pending' AND (fair.owner = '' OR $4::bigint IS NULL OR fair.here + fair.k <= $4::bigint)
+    ORDER BY fair.running + fair.k, fair.seq
     LIMIT $2
     FOR UPDATE OF r SKIP LOCKED`;
 
@@ -346,18 +371,18 @@ export const NEXT_DUE_SQL = `SELECT min(extract(epoch FROM created_at)::float8 +
 
 /**
  * Each started run's first reads (pgFirstReads.ts), in the claim's snapshot: its thread's
- * head and newest checkpoint as the run before on it left them ($7 the key separator).
+ * head and newest checkpoint as the run before on it left them ($8 the key separator).
  */
 const FIRST_READS_OF_STARTED = firstReadsColumns({
   thread: 's.thread_id',
-  threadNs: 's.thread_id || $7::text',
-  separator: '$7::text',
-  valuePrefix: 's.thread_id || $7::text || $7::text',
+  threadNs: 's.thread_id || $8::text',
+  separator: '$8::text',
+  valuePrefix: 's.thread_id || $8::text || $8::text',
 });
 
 /**
- * The claim, one statement: the claimable runs (CANDIDATE_SQL, at most $2) turn running ($3)
- * at $4 — the two fields replaced in the record's text in place, every other key and its
+ * The claim, one statement: the claimable runs (CANDIDATE_SQL, at most $2) turn running ($5)
+ * at $6 — the two fields replaced in the record's text in place, every other key and its
  * order kept, as the json column keeps what clients sent — each with its claim (a token of
  * its own, new now) inserted beside it; and, whatever was claimed, when the earliest pending
  * run still waiting for its `after_seconds` may start. A run turns running only while still
@@ -367,8 +392,8 @@ const FIRST_READS_OF_STARTED = firstReadsColumns({
  */
 const CLAIM_SQL = `WITH candidates AS (${CANDIDATE_SQL}),
   started AS (
-    UPDATE agentplane_runs r SET status = $3::text, updated_at = $4::text::timestamptz,
-        doc = (SELECT json_object_agg(e.k, CASE e.k WHEN 'status' THEN to_json($3::text) WHEN 'updated_at' THEN to_json($4::text) ELSE e.v END ORDER BY e.o)
+    UPDATE agentplane_runs r SET status = $5::text, updated_at = $6::text::timestamptz,
+        doc = (SELECT json_object_agg(e.k, CASE e.k WHEN 'status' THEN to_json($5::text) WHEN 'updated_at' THEN to_json($6::text) ELSE e.v END ORDER BY e.o)
                  FROM json_each(r.doc) WITH ORDINALITY AS e(k, v, o))
       FROM candidates c
      WHERE r.run_id = c.run_id AND r.status = 'pending'
@@ -376,7 +401,7 @@ const CLAIM_SQL = `WITH candidates AS (${CANDIDATE_SQL}),
      RETURNING r.run_id, r.thread_id, r.seq, r.doc),
   claimed AS (
     INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
-    SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond', gen_random_uuid()::text FROM started
+    SELECT run_id, thread_id, $3, now() + $7 * interval '1 millisecond', gen_random_uuid()::text FROM started
     RETURNING run_id, token)
   SELECT (SELECT json_agg(json_build_object('doc', s.doc, 'token', c.token, 'reads', (SELECT row_to_json(f) FROM (SELECT ${FIRST_READS_OF_STARTED}) f)) ORDER BY s.seq)
             FROM started s JOIN claimed c ON c.run_id = s.run_id) AS claimed,

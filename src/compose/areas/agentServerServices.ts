@@ -143,6 +143,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     checkpointer,
     log: log.child({ area: 'agent-server' }),
     maxConcurrentRuns,
+    maxRunSlotsPerTenant: config.maxRunSlotsPerTenant,
     memoryStore: memory.store,
     retention: retentionSettings(config.project.checkpointer),
     systemAssistantConfig: config.systemAssistantConfig,

@@ -40,6 +40,8 @@ export interface AgentDomainOptions {
   checkpointer: StoreCheckpointer;
   log: Logger;
   maxConcurrentRuns: number;
+  /** The most of those slots one tenant's runs hold at once (runFairShare.ts); no bound when absent. */
+  maxRunSlotsPerTenant?: number;
   onRunEnded?: (ended: RunEnded) => void;
   /** What is written with a run's final end (its webhook's delivery: webhooks/webhookNotifier.ts). */
   runEndOutbox?: RunEndOutbox;
@@ -90,7 +92,7 @@ const MAX_CACHED_OWNERS = 10_000;
 
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
-  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs, locks } = options;
+  const { store, graphs, checkpointer, log, maxConcurrentRuns, maxRunSlotsPerTenant, onRunEnded, memoryStore, retention, runTimeoutMs, locks } = options;
   const repositories = options.repositories;
   const plain = new PlainStateStore(repositories.plainCheckpoints);
   const eventLog = options.runBackend.events;
@@ -113,6 +115,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     onThreadDiscarded: options.onThreadDiscarded,
     log,
     maxConcurrentRuns,
+    maxRunSlotsPerTenant,
     onRunEnded,
     outbox: options.runEndOutbox,
     runTimeoutMs,

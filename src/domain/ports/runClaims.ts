@@ -67,10 +67,12 @@ export interface RunClaims {
    * running with `started` (its status and updated_at, nothing else of the record changes)
    * and leases it to this server, atomically: a run is running exactly when it has a claim.
    * Runs in `skip` are not taken (an earlier attempt of theirs is still stopping here).
+   * An owner's runs executing on this server never pass `perOwner` with the runs taken
+   * (agent/runs/runFairShare.ts: the shared space, owner '', is not capped).
    * `due`: epoch ms of the next pending run still waiting for its `after_seconds`, if any
    * (read with the claim: on PostgreSQL one statement takes the runs and answers it).
    */
-  claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }>;
+  claim(started: RunStart, room: number, skip?: ReadonlySet<string>, perOwner?: number): Promise<{ claims: Claim[]; due: number | null }>;
   /**
    * Stores a new pending run (`ops`: the run and its thread), opens its log for `owner`'s
    * readers and wakes its thread's waiters (RunEventLog.open), and tells the claimers, in one

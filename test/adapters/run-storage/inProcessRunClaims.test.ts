@@ -74,6 +74,18 @@ describe('in-process run claims', () => {
     );
   });
 
+  it("holds an owner's runs to its share of the slots: another owner's run, behind its queue, takes a slot it may not (issue 83)", async () => {
+    const q = await queue();
+    const a = [];
+    for (let i = 0; i < 5; i++) a.push(await q.add(`a${i}`, { owner: 'tenant-a' }));
+    const perOwner = 2;
+    const taken = async () => (await q.claims.claim(running, 5, undefined, perOwner)).claims.map((c) => c.run.run_id);
+    assert.deepEqual(await taken(), [a[0].run_id, a[1].run_id]);
+    assert.deepEqual(await taken(), [], 'A holds its share');
+    const b = await q.add('b0', { owner: 'tenant-b' });
+    assert.deepEqual(await taken(), [b.run_id]);
+  });
+
   it('finds the fair order once a claim: a claim of several slots reads each waiting run once, not once per run it takes (issue 83)', async () => {
     // a tenant's flood holds up to 1,000 runs in flight (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT),
     // each stateless run on a thread of its own, and its runs that end together free 10 slots at

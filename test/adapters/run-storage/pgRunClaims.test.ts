@@ -81,7 +81,7 @@ test('claims: receipt order per thread, one running run per thread, after_second
       await admin.query('BEGIN');
       await admin.query('SET LOCAL enable_seqscan = off');
       const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
-      const plan = (await admin.query(`EXPLAIN ${sql}`, [[], 1])).rows.map((r) => r['QUERY PLAN']).join('\n');
+      const plan = (await admin.query(`EXPLAIN ${sql}`, [[], 1, 'replica', 9])).rows.map((r) => r['QUERY PLAN']).join('\n');
       assert.match(plan, /Index (Only )?Scan (using|on) agentplane_runs_/, plan);
       assert.doesNotMatch(plan, /Seq Scan on agentplane_runs/, plan);
       await admin.query('ROLLBACK');
@@ -95,7 +95,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
   }
 });
 
-test("slots are shared fairly between owners: another owner's run goes before the rest of a long queue, on any replica", async () => {
+/** Two replicas' claims on a fresh database, and a way to queue an owner's runs, each on a thread of its own (`r<name><i>` on `<name><i>`). */
+async function twoReplicas() {
   const url = await freshDatabaseUrl();
   const store = await openPgStore({ url });
   const a = new PgCoordination({ url });
@@ -103,26 +104,56 @@ test("slots are shared fairly between owners: another owner's run goes before th
   await Promise.all([a.ready(), b.ready()]);
   const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEventLog(store, a), warn: () => {} });
   const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEventLog(store, b), warn: () => {} });
+  const threads = store.collection<{ thread_id: string; owner: string }>('threads');
+  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  return {
+    claimsA,
+    claimsB,
+    async queue(owner: string, name: string, count: number) {
+      for (let i = 0; i < count; i++) {
+        await threads.put(`${name}${i}`, { thread_id: `${name}${i}`, owner });
+        await runs.put(`r${name}${i}`, run(`r${name}${i}`, `${name}${i}`, { owner }));
+      }
+    },
+    async close() {
+      await Promise.all([a.close(), b.close()]);
+      await store.close();
+    },
+  };
+}
+
+const ids = (claims: Claim[]) => claims.map((c) => c.run.run_id).sort();
+
+test("slots are shared fairly between owners: another owner's run goes before the rest of a long queue, on any replica", async () => {
+  const { claimsA, claimsB, queue, close } = await twoReplicas();
   try {
-    const threads = store.collection<{ thread_id: string; owner: string }>('threads');
-    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     // tenant A's five runs (five threads) queued before tenant B's two
-    for (let i = 0; i < 5; i++) {
-      await threads.put(`a${i}`, { thread_id: `a${i}`, owner: 'tenant-a' });
-      await runs.put(`ra${i}`, run(`ra${i}`, `a${i}`, { owner: 'tenant-a' }));
-    }
-    for (let i = 0; i < 2; i++) {
-      await threads.put(`b${i}`, { thread_id: `b${i}`, owner: 'tenant-b' });
-      await runs.put(`rb${i}`, run(`rb${i}`, `b${i}`, { owner: 'tenant-b' }));
-    }
-    const ids = (claims: Claim[]) => claims.map((c) => c.run.run_id).sort();
+    await queue('tenant-a', 'a', 5);
+    await queue('tenant-b', 'b', 2);
     assert.deepEqual(ids((await claimsA.claim(started, 2)).claims), ['ra0', 'rb0'], 'one slot each');
     assert.equal((await claimOne(claimsB))?.run.run_id, 'ra1', 'even: the oldest');
     assert.equal((await claimOne(claimsA))?.run.run_id, 'rb1', 'b has fewer running, whichever replica claims');
     assert.deepEqual(ids((await claimsB.claim(started, 5)).claims), ['ra2', 'ra3', 'ra4']);
   } finally {
-    await Promise.all([a.close(), b.close()]);
-    await store.close();
+    await close();
+  }
+});
+
+test("an owner's runs hold at most its share of each replica's slots; another owner's run is claimed past them; the shared space is not capped", async () => {
+  const { claimsA, claimsB, queue, close } = await twoReplicas();
+  try {
+    await queue('tenant-a', 'a', 6);
+    const perOwner = 2;
+    assert.deepEqual(ids((await claimsA.claim(started, 5, undefined, perOwner)).claims), ['ra0', 'ra1'], "A's share of this replica's slots");
+    assert.deepEqual((await claimsA.claim(started, 5, undefined, perOwner)).claims, [], 'A holds its share here');
+    // each replica's slots are its own: another replica takes its share of A's
+    assert.deepEqual(ids((await claimsB.claim(started, 5, undefined, perOwner)).claims), ['ra2', 'ra3']);
+    await queue('tenant-b', 'b', 1);
+    assert.deepEqual(ids((await claimsA.claim(started, 5, undefined, perOwner)).claims), ['rb0'], "B's run, behind A's queue, takes a slot A may not");
+    await queue('', 's', 4);
+    assert.deepEqual(ids((await claimsA.claim(started, 5, undefined, perOwner)).claims), ['rs0', 'rs1', 'rs2', 'rs3'], 'the shared space is not capped');
+  } finally {
+    await close();
   }
 });
 
@@ -233,9 +264,9 @@ test("a claim looks at each thread's first pending run, not at every pending run
     );
     await admin.query('ANALYZE agentplane_runs');
     const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
-    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10]);
+    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10, 'replica', 9]);
     assert.deepEqual(taken.map((r) => r.run_id).sort(), ['r1-1', 'r2-1', 'r3-1', 'r4-1']);
-    const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [[], 10])).rows[0]['QUERY PLAN'] as [
+    const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [[], 10, 'replica', 9])).rows[0]['QUERY PLAN'] as [
       { Plan: { 'Shared Hit Blocks': number } },
     ];
     // the pending runs' index and heap pages once, and a few per thread; a look for an
@@ -282,7 +313,7 @@ test('a claim counts the runs running by their claims, not by every run that was
     await admin.query('ANALYZE agentplane_runs, agentplane_run_claims');
     await admin.query(`DELETE FROM agentplane_run_claims WHERE run_id LIKE 'gone-%'`);
     const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
-    const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [[], 10])).rows[0]['QUERY PLAN'] as [
+    const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [[], 10, 'replica', 9])).rows[0]['QUERY PLAN'] as [
       { Plan: { 'Shared Hit Blocks': number } },
     ];
     // the first look after those runs (a bitmap scan, as the claim's plan had it in the
@@ -290,7 +321,7 @@ test('a claim counts the runs running by their claims, not by every run that was
     // counted from the status index, every page that held a running version (~90 here); as a
     // join of the claims and the runs, the whole runs table (~40)
     assert.ok(plan[0].Plan['Shared Hit Blocks'] < 30, `pages read: ${plan[0].Plan['Shared Hit Blocks']}`);
-    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10]);
+    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10, 'replica', 9]);
     assert.deepEqual(
       taken.map((r) => r.run_id),
       ['next'],
@@ -342,13 +373,13 @@ test("a claim reads each thread's first pending run, not the thread's queue behi
     // read a few pages a thread: read as every pending run of the index and each one's page
     // kept (a bitmap scan), each look read the 400 pending runs' ~80 pages and the ~80 of those
     // that ran
-    await pagesRead(admin, sql, [[], 10]);
-    const pages = await pagesRead(admin, sql, [[], 10]);
+    await pagesRead(admin, sql, [[], 10, 'replica', 9]);
+    const pages = await pagesRead(admin, sql, [[], 10, 'replica', 9]);
     assert.ok(pages < 40, `pages read: ${pages}`);
-    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10]);
+    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10, 'replica', 9]);
     assert.deepEqual(taken.map((r) => r.run_id).sort(), ['r1-101', 'r2-101', 'r3-101', 'r4-101']);
     // a thread whose first pending run is skipped offers none of its later ones
-    const { rows: others } = await admin.query<{ run_id: string }>(sql, [['r2-101'], 10]);
+    const { rows: others } = await admin.query<{ run_id: string }>(sql, [['r2-101'], 10, 'replica', 9]);
     assert.deepEqual(others.map((r) => r.run_id).sort(), ['r1-101', 'r3-101', 'r4-101']);
   } finally {
     await admin.end();

@@ -56,6 +56,8 @@ export interface EngineDeps {
   onThreadDiscarded?: (threadId: string) => void;
   log: Logger;
   maxConcurrentRuns: number;
+  /** The most of this server's run slots one owner's runs hold at once (runFairShare.ts); no bound when absent. */
+  maxRunSlotsPerTenant?: number;
   /** First wait before recording a run's end is tried again (doubling, up to 5 s). */
   retryMs?: number;
   /** A run still executing after this long is stopped and ends in `timeout` (0 or absent: no limit). */
@@ -266,7 +268,7 @@ export class RunEngine {
       const stillHere = new Set(this.inFlight.keys());
       // the lease counts from the claim's statement, not from its answer
       const sentAt = performance.now();
-      const taken = await this.deps.claims.claim({ status: RUN_STARTED, updated_at: nowIso() }, room, stillHere);
+      const taken = await this.deps.claims.claim({ status: RUN_STARTED, updated_at: nowIso() }, room, stillHere, this.deps.maxRunSlotsPerTenant);
       due = taken.due;
       for (const claim of taken.claims) this.begin(claim, sentAt);
       // fewer than there was room for: nothing more is claimable now, until the next wake-up

@@ -1,7 +1,9 @@
 // A tenant's flood of runs does not hold another tenant's run back by more than one run's
 // length (issue 83: with A's 30 queued runs of a 10-s graph, B's 1-s run took 29.5 s). Measured
 // through the API, in process: two tenants, two run slots, A queues runs on many threads, then
-// B's run's latency is compared with the same run's alone.
+// B's run's latency is compared with the same run's alone. And a tenant holds at most its share
+// of the slots (AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT, all but one by default): B's run starts on
+// the slot left, before any of A's runs ends, counted rather than timed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { twoTenants, type TwoTenants } from '../../../support/twoTenants.ts';
@@ -51,4 +53,38 @@ test(`B's run waits at most one of A's runs (${A_RUN_MS} ms) while A has ${A_RUN
   assert.ok(flooded < A_RUN_MS + 300 + alone, `B's run took ${Math.round(flooded)} ms under A's flood (${Math.round(alone)} ms alone)`);
   // A's runs all ran, nothing was dropped for B's sake
   for (const thread of queued) await call(keyA, `/threads/${thread}/runs/wait`, { assistant_id: 'echo', input: say });
+});
+
+test("B's run takes the slot A may not hold: it is answered before any of A's runs ends", async () => {
+  const aRuns: { thread_id: string; run_id: string }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const thread = (await call(keyA, '/threads', {})) as { thread_id: string };
+    const made = await call(keyA, `/threads/${thread.thread_id}/runs`, { assistant_id: 'slow', input: say, context: { delay_ms: 30_000 } });
+    aRuns.push({ thread_id: thread.thread_id, run_id: made.run_id as string });
+  }
+  const statusesOfA = async () =>
+    Promise.all(
+      aRuns.map(async ({ thread_id, run_id }) => {
+        const res = await tenants.send(keyA, 'GET', `/threads/${thread_id}/runs/${run_id}`);
+        return ((await res.json()) as { status: string }).status;
+      }),
+    );
+  // A's runs take what they may of the two slots: one (all but one)
+  for (let tries = 0; (await statusesOfA()).filter((s) => s === 'running').length === 0; tries++) {
+    assert.ok(tries < 500, "none of A's runs started");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await latencyOfB();
+  const statuses = await statusesOfA();
+  // holding both slots, A's first run had to end (30 s) before B's could start
+  assert.deepEqual(
+    statuses.filter((s) => s !== 'pending' && s !== 'running'),
+    [],
+    `A's runs when B's was answered: ${statuses.join(', ')}`,
+  );
+  assert.equal(statuses.filter((s) => s === 'running').length, SLOTS - 1, statuses.join(', '));
+  for (const { thread_id, run_id } of aRuns) {
+    const cancelled = await tenants.send(keyA, 'POST', `/threads/${thread_id}/runs/${run_id}/cancel?wait=true`, {});
+    assert.ok(cancelled.ok, `cancel: ${cancelled.status}`);
+  }
 });

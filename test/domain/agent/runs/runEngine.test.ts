@@ -189,8 +189,8 @@ describe('run engine (in process)', () => {
       private readonly committed = new Set<string>();
       private renewed!: () => void;
       private readonly renewedOnce = new Promise<void>((resolve) => (this.renewed = resolve));
-      override async claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
-        const taken = await super.claim(started, room, skip);
+      override async claim(started: RunStart, room: number, skip?: ReadonlySet<string>, perOwner?: number): Promise<{ claims: Claim[]; due: number | null }> {
+        const taken = await super.claim(started, room, skip, perOwner);
         if (taken.claims.length) {
           await this.renewedOnce;
           for (const claim of taken.claims) this.committed.add(claim.run.run_id);

@@ -47,3 +47,13 @@ test('an owner with more executing waits until the others have caught up, and ke
   );
   assert.equal(ids(fairShareOrder(runs('b1 a1 b2 a2'), new Map([['b', 1]]))), 'a1 b1 a2 b2');
 });
+
+test("an owner's runs take at most its share of a server's slots: the slot left is another owner's run's; the shared space is not capped", () => {
+  // issue 83: A held every slot, and B's run waited for the first of A's runs to end
+  const perOwner = 3;
+  assert.equal(ids(fairShareOrder(runs('a1 a2 a3 a4 a5'), new Map([['a', 1]]), perOwner)), 'a1 a2', "two more of A's, to three");
+  assert.equal(ids(fairShareOrder(runs('a1 a2 b1'), new Map([['a', 3]]), perOwner)), 'b1', 'A at its share: only B goes');
+  // runs made with no tenant (agent-server auth off) are one space, which no quota counts
+  const shared = ['s1', 's2', 's3', 's4', 's5'].map((id) => ({ id, owner: '' }));
+  assert.equal(ids(fairShareOrder(shared, new Map([['', 3]]), perOwner)), 's1 s2 s3 s4 s5');
+});
