@@ -59,15 +59,24 @@ export class PackedRecords implements RecordMap {
   private slots = new Int32Array(0);
   /** Per row: 1 when it has kept fields (a record on disk), 0 when held whole (a value in `whole`). */
   private keyed = new Uint8Array(0);
-  /** Per row and time field: the time as milliseconds, NaN when it is kept as it is in `refs`. */
+  /** Per row and time field: the time as milliseconds, NaN when it is kept as it is in `oddTimes`. */
   private times = new Float64Array(0);
-  /** Per row and kept field: the value kept (strings shared: keptStrings.ts), or undefined for a time packed above. */
+  /** Per row and kept field other than the times: the value kept (strings shared: keptStrings.ts). */
   private refs: unknown[] = [];
+  /**
+   * The values of time fields that do not print back as they came (another format, not a
+   * string), by row × time fields + the field's place: rare, so a slot for every row's times in
+   * `refs` was ~16 bytes a run of nothing (issue 91).
+   */
+  private readonly oddTimes = new Map<number, unknown>();
   /** The values of the rare records held whole (a shard from before paging, until the next snapshot writes it). */
   private readonly whole = new Map<number, object>();
   /** Per kept field, its place among the time fields, or -1. */
   private readonly timeAt: number[];
   private readonly timeCount: number;
+  /** Per kept field, its place among the others (in `refs`), or -1 for a time. */
+  private readonly refAt: number[];
+  private readonly refWidth: number;
   /** The places in the collection's order, on the rows (collectionState.ts OrderedIds). */
   readonly positions: Positions;
 
@@ -75,6 +84,9 @@ export class PackedRecords implements RecordMap {
     let t = 0;
     this.timeAt = kept.map((field) => (TIME_FIELDS.includes(field) ? t++ : NONE));
     this.timeCount = t;
+    let r = 0;
+    this.refAt = this.timeAt.map((time) => (time === NONE ? r++ : NONE));
+    this.refWidth = r;
     this.positions = new PackedSlots(this);
   }
 
@@ -184,9 +196,9 @@ export class PackedRecords implements RecordMap {
     const t = this.timeAt[at]!;
     if (t !== NONE) {
       const ms = this.times[row * this.timeCount + t]!;
-      if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+      return Number.isNaN(ms) ? this.oddTimes.get(row * this.timeCount + t) : new Date(ms).toISOString();
     }
-    return this.refs[row * this.kept.length + at];
+    return this.refs[row * this.refWidth + this.refAt[at]!];
   }
 
   private place(row: number, entry: Kept): void {
@@ -201,22 +213,21 @@ export class PackedRecords implements RecordMap {
     for (let at = 0; at < width; at += 1) {
       const key = keys?.[at];
       const t = this.timeAt[at]!;
-      if (t !== NONE) {
-        const ms = typeof key === 'string' ? packedTime(key) : NaN;
-        this.times[row * this.timeCount + t] = ms;
-        if (!Number.isNaN(ms)) {
-          this.refs[row * width + at] = undefined;
-          continue;
-        }
+      if (t === NONE) {
+        this.refs[row * this.refWidth + this.refAt[at]!] = key;
+        continue;
       }
-      this.refs[row * width + at] = key;
+      const ms = typeof key === 'string' ? packedTime(key) : NaN;
+      this.times[row * this.timeCount + t] = ms;
+      if (Number.isNaN(ms) && key !== undefined) this.oddTimes.set(row * this.timeCount + t, key);
+      else if (this.oddTimes.size) this.oddTimes.delete(row * this.timeCount + t);
     }
   }
 
   private release(row: number): void {
     this.whole.delete(row);
-    const width = this.kept.length;
-    for (let at = 0; at < width; at += 1) this.refs[row * width + at] = undefined;
+    for (let at = 0; at < this.refWidth; at += 1) this.refs[row * this.refWidth + at] = undefined;
+    if (this.oddTimes.size) for (let t = 0; t < this.timeCount; t += 1) this.oddTimes.delete(row * this.timeCount + t);
     this.versionOf[row] = 0;
     this.free.push(row);
   }
@@ -236,8 +247,7 @@ export class PackedRecords implements RecordMap {
       this.capacity = capacity;
     }
     const row = this.used++;
-    const width = this.kept.length;
-    for (let at = 0; at < width; at += 1) this.refs.push(undefined);
+    for (let at = 0; at < this.refWidth; at += 1) this.refs.push(undefined);
     return row;
   }
 }

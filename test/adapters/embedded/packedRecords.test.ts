@@ -81,6 +81,30 @@ test('deleted rows are taken again, and the places in the order are kept on the 
   assert.equal(table.positions.has('s5'), false);
 });
 
+test('a row keeps no slot on the heap for its times packed as numbers (issue 91)', () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const count = 50_000;
+  const ids = Array.from({ length: count }, (_, i) => `run-${i}`);
+  const t0 = Date.parse('2026-11-30T05:00:00.000Z');
+  const times = ids.map((_, i) => new Date(t0 + i).toISOString());
+  /** The heap a row of `kept` costs, each row's fields given by `keys`. */
+  const perRow = (kept: string[], keys: (i: number) => unknown[]) => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const table = new PackedRecords(kept);
+    for (let i = 0; i < count; i += 1) table.set(ids[i]!, onDisk(keys(i), i));
+    gc();
+    const bytes = (process.memoryUsage().heapUsed - before) / count;
+    assert.equal(table.size, count);
+    return bytes;
+  };
+  const withTimes = perRow(KEPT, (i) => [ids[i], 't1', 'success', times[i], times[i], undefined]);
+  const without = perRow(['run_id', 'thread_id', 'status', 'metadata'], (i) => [ids[i], 't1', 'success', undefined]);
+  // the same within a few bytes; 16 more (a slot for each time) before
+  assert.ok(withTimes - without < 8, `${withTimes.toFixed(1)} bytes of heap a row with two times, ${without.toFixed(1)} without them`);
+});
+
 test('a run of the agent graph costs the store under 260 bytes of heap, written and loaded again (issue 91)', async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
@@ -120,7 +144,7 @@ test('a run of the agent graph costs the store under 260 bytes of heap, written 
     await again.store.loaded();
     const loaded = (heapUsed() - before) / count;
     try {
-      // ~185 written and ~200 loaded (the map by id, the id, a row and the thread's index);
+      // ~200 written and loaded (the map by id, the id, a row and the thread's index; ~220 with a slot for each time);
       // ~400 and ~420 as entries, arrays of kept fields and times as strings of their own
       assert.ok(written < 260, `${Math.round(written)} bytes of heap a run written`);
       assert.ok(loaded < 260, `${Math.round(loaded)} bytes of heap a run loaded again`);
