@@ -23,6 +23,8 @@ interface Snapshot {
   walRecords: number;
   walBytes: number;
   walFsyncs: number;
+  /** CPU of the replicas' LISTEN sessions (the backends that deliver each NOTIFY to a replica), seconds. */
+  listenCpu: number;
 }
 
 const langgraph = process.argv.includes('--langgraph');
@@ -51,6 +53,7 @@ async function snapshot(): Promise<Snapshot> {
     ).rows[0];
     const wal = (await c.query<{ wal_records: string; wal_bytes: string }>('SELECT wal_records, wal_bytes FROM pg_stat_wal')).rows[0];
     const io = (await c.query<{ fsyncs: string | null }>(`SELECT sum(fsyncs) AS fsyncs FROM pg_stat_io WHERE object = 'wal'`)).rows[0];
+    const listening = await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'`);
     return {
       // the statistics are sent at each backend's transaction end, at most once a second: the
       // counts are read after a pause (see the caller)
@@ -60,6 +63,7 @@ async function snapshot(): Promise<Snapshot> {
       walRecords: Number(wal.wal_records),
       walBytes: Number(wal.wal_bytes),
       walFsyncs: Number(io.fsyncs ?? 0),
+      listenCpu: listening.rows.reduce((sum, r) => sum + treeCpu(r.pid), 0),
     };
   });
 }
@@ -98,7 +102,8 @@ try {
     const after = await snapshot();
     const per = (x: number) => (x / REPLICA_RUNS).toFixed(2);
     console.log(
-      `round ${round + 1}: ${figure.runsPerSecond} runs/s; per run: replica CPU ${figure.cpuMsPerRun} ms, PostgreSQL CPU ${(((pgCpuAfter - before!.pgCpu) / REPLICA_RUNS) * 1000).toFixed(2)} ms, ` +
+      `round ${round + 1}: ${figure.runsPerSecond} runs/s; per run: replica CPU ${figure.cpuMsPerRun} ms, PostgreSQL CPU ${(((pgCpuAfter - before!.pgCpu) / REPLICA_RUNS) * 1000).toFixed(2)} ms ` +
+        `(its LISTEN sessions ${(((after.listenCpu - before!.listenCpu) / REPLICA_RUNS) * 1000).toFixed(2)} ms), ` +
         `${per(after.commits - before!.commits)} commits (+${per(after.rollbacks - before!.rollbacks)} rollbacks), ${per(after.walRecords - before!.walRecords)} WAL records, ` +
         `${(((after.walBytes - before!.walBytes) / REPLICA_RUNS) | 0).toLocaleString('en')} WAL bytes, ${per(after.walFsyncs - before!.walFsyncs)} WAL flushes, ${figure.statementsPerRun} statements`,
     );
