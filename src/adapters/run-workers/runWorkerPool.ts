@@ -13,6 +13,11 @@
 // - a worker holds runs of one tenant at a time (with agent-server auth off everyone is one
 //   tenant): another tenant's run waits for an idle worker, so one tenant's graph can never
 //   crash, block or time out another tenant's runs;
+// - a tenant's runs hold all but one of the workers at most (a pool of one: that one; the shared
+//   space of auth off: all): past that its runs join its least busy worker, so another tenant's
+//   run finds a worker free or room for one. Holding every worker, a flooding tenant kept
+//   another's run waiting until every run of its in one worker had ended, nearly one of its runs
+//   when they had started together (issue 83), whatever the run slots left free;
 // - a run suspected of killing its worker (below) runs alone in a worker that ran nothing
 //   before, and only then is a crash proven to be its own.
 //
@@ -59,6 +64,7 @@ import type { Store, WriteOp } from '../../domain/ports/store.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
+import { SHARED_OWNER } from '../../domain/agent/runs/runFairShare.ts';
 import { waitsForInput, type KnownReads, type RunExecutor, type RunOutput } from '../../domain/agent/graphs/runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../../domain/agent/runs/runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
@@ -535,14 +541,18 @@ export class RunWorkerPool {
   private place(request: Request): Slot | undefined {
     const open = [...this.slots].filter((s) => !s.retiring && !s.killed && !s.exclusive);
     if (request.suspect) return this.freshSlot(open);
-    const fits = (s: Slot) => this.load(s) === 0 || s.tenant === request.tenant;
+    const held = open.filter((s) => this.load(s) > 0 && s.tenant === request.tenant);
+    // its share taken, a tenant's run goes to a worker of its own, never to one more
+    const atShare = request.tenant !== SHARED_OWNER && this.options.size > 1 && held.length >= this.options.size - 1;
+    const fits = (s: Slot) => (this.load(s) === 0 ? !atShare : s.tenant === request.tenant);
     const home = this.homes.get(request.run.thread_id);
     if (home && open.includes(home) && fits(home)) return home;
-    const idle = open.filter((s) => this.load(s) === 0);
-    if (idle.length > 0) return idle.find((s) => s.tenant === request.tenant) ?? idle[0];
-    if (this.slots.size < this.options.size || open.length === 0) return this.spawn();
-    const same = open.filter((s) => s.tenant === request.tenant);
-    return same.length > 0 ? same.reduce((a, b) => (this.load(b) < this.load(a) ? b : a)) : undefined;
+    if (!atShare) {
+      const idle = open.filter((s) => this.load(s) === 0);
+      if (idle.length > 0) return idle.find((s) => s.tenant === request.tenant) ?? idle[0];
+      if (this.slots.size < this.options.size || open.length === 0) return this.spawn();
+    }
+    return held.length > 0 ? held.reduce((a, b) => (this.load(b) < this.load(a) ? b : a)) : undefined;
   }
 
   /**

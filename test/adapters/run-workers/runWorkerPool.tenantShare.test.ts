@@ -1,0 +1,59 @@
+// A tenant's runs hold all but one of the run workers at most (issue 83): a worker holds one
+// tenant's runs at a time, so a flooding tenant holding every worker kept another tenant's run
+// waiting for all of its runs in one worker to end, whatever run slots were free. Counted, not
+// timed: B's run is answered while every one of A's runs of 30 s is still pending or running.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { twoTenants, type TwoTenants } from '../../support/twoTenants.ts';
+
+const SLOTS = 4;
+let tenants: TwoTenants;
+
+before(async () => {
+  tenants = await twoTenants('agent-server', { AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS), AGENTPLANE_RUN_WORKERS: '2' });
+});
+after(() => tenants.app.close());
+
+const say = { messages: [{ role: 'user', content: 'hi' }] };
+const call = async (key: string, path: string, body: unknown) => {
+  const res = await tenants.send(key, 'POST', path, body);
+  assert.ok(res.ok, `${path}: ${res.status} ${await res.clone().text()}`);
+  return (await res.json()) as Record<string, unknown>;
+};
+
+test("B's run finds a worker A may not hold: it is answered before any of A's runs ends", async () => {
+  const { keyA, keyB } = tenants;
+  // both tenants' first runs start the workers and load the graphs: not what is counted
+  for (const key of [keyA, keyB]) await call(key, '/runs/wait', { assistant_id: 'echo', input: say });
+  const aRuns: { thread_id: string; run_id: string }[] = [];
+  for (let i = 0; i < SLOTS; i++) {
+    const thread = (await call(keyA, '/threads', {})) as { thread_id: string };
+    const made = await call(keyA, `/threads/${thread.thread_id}/runs`, { assistant_id: 'slow', input: say, context: { delay_ms: 30_000 } });
+    aRuns.push({ thread_id: thread.thread_id, run_id: made.run_id as string });
+  }
+  const statusesOfA = () =>
+    Promise.all(
+      aRuns.map(async ({ thread_id, run_id }) => {
+        const res = await tenants.send(keyA, 'GET', `/threads/${thread_id}/runs/${run_id}`);
+        return ((await res.json()) as { status: string }).status;
+      }),
+    );
+  // A's runs take what they may of the slots (all but one)
+  for (let tries = 0; (await statusesOfA()).filter((s) => s === 'running').length < SLOTS - 1; tries++) {
+    assert.ok(tries < 1_000, `A's runs did not start: ${(await statusesOfA()).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const thread = (await call(keyB, '/threads', {})) as { thread_id: string };
+  await call(keyB, `/threads/${thread.thread_id}/runs/wait`, { assistant_id: 'echo', input: say });
+  const statuses = await statusesOfA();
+  // holding both workers, A's runs in one of them had to end (30 s) before B's could start
+  assert.deepEqual(
+    statuses.filter((s) => s !== 'pending' && s !== 'running'),
+    [],
+    `A's runs when B's was answered: ${statuses.join(', ')}`,
+  );
+  for (const { thread_id, run_id } of aRuns) {
+    const cancelled = await tenants.send(keyA, 'POST', `/threads/${thread_id}/runs/${run_id}/cancel?wait=true`, {});
+    assert.ok(cancelled.ok, `cancel: ${cancelled.status}`);
+  }
+});
