@@ -31,3 +31,27 @@ export async function twoTenants(area: AreaName, env: Record<string, string> = {
     });
   return { app, keyA, keyB, send };
 }
+
+/** A run of a tenant's, by its thread. */
+export interface TenantRun {
+  thread_id: string;
+  run_id: string;
+}
+
+/** The statuses of `runs` as the tenant of `key` reads them. */
+export function runStatuses(tenants: TwoTenants, key: string, runs: TenantRun[]): Promise<string[]> {
+  return Promise.all(
+    runs.map(async ({ thread_id, run_id }) => {
+      const res = await tenants.send(key, 'GET', `/threads/${thread_id}/runs/${run_id}`);
+      return ((await res.json()) as { status: string }).status;
+    }),
+  );
+}
+
+/** Cancels `runs` of the tenant of `key`, each waited for until it has ended. */
+export async function cancelRuns(tenants: TwoTenants, key: string, runs: TenantRun[]): Promise<void> {
+  for (const { thread_id, run_id } of runs) {
+    const cancelled = await tenants.send(key, 'POST', `/threads/${thread_id}/runs/${run_id}/cancel?wait=true`, {});
+    if (!cancelled.ok) throw new Error(`cancel of ${run_id}: ${cancelled.status}`);
+  }
+}

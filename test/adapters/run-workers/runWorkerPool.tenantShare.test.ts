@@ -4,7 +4,7 @@
 // timed: B's run is answered while every one of A's runs of 30 s is still pending or running.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { twoTenants, type TwoTenants } from '../../support/twoTenants.ts';
+import { cancelRuns, runStatuses, twoTenants, type TenantRun, type TwoTenants } from '../../support/twoTenants.ts';
 
 const SLOTS = 4;
 let tenants: TwoTenants;
@@ -25,19 +25,13 @@ test("B's run finds a worker A may not hold: it is answered before any of A's ru
   const { keyA, keyB } = tenants;
   // both tenants' first runs start the workers and load the graphs: not what is counted
   for (const key of [keyA, keyB]) await call(key, '/runs/wait', { assistant_id: 'echo', input: say });
-  const aRuns: { thread_id: string; run_id: string }[] = [];
+  const aRuns: TenantRun[] = [];
   for (let i = 0; i < SLOTS; i++) {
     const thread = (await call(keyA, '/threads', {})) as { thread_id: string };
     const made = await call(keyA, `/threads/${thread.thread_id}/runs`, { assistant_id: 'slow', input: say, context: { delay_ms: 30_000 } });
     aRuns.push({ thread_id: thread.thread_id, run_id: made.run_id as string });
   }
-  const statusesOfA = () =>
-    Promise.all(
-      aRuns.map(async ({ thread_id, run_id }) => {
-        const res = await tenants.send(keyA, 'GET', `/threads/${thread_id}/runs/${run_id}`);
-        return ((await res.json()) as { status: string }).status;
-      }),
-    );
+  const statusesOfA = () => runStatuses(tenants, keyA, aRuns);
   // A's runs take what they may of the slots (all but one)
   for (let tries = 0; (await statusesOfA()).filter((s) => s === 'running').length < SLOTS - 1; tries++) {
     assert.ok(tries < 1_000, `A's runs did not start: ${(await statusesOfA()).join(', ')}`);
@@ -52,8 +46,5 @@ test("B's run finds a worker A may not hold: it is answered before any of A's ru
     [],
     `A's runs when B's was answered: ${statuses.join(', ')}`,
   );
-  for (const { thread_id, run_id } of aRuns) {
-    const cancelled = await tenants.send(keyA, 'POST', `/threads/${thread_id}/runs/${run_id}/cancel?wait=true`, {});
-    assert.ok(cancelled.ok, `cancel: ${cancelled.status}`);
-  }
+  await cancelRuns(tenants, keyA, aRuns);
 });

@@ -6,7 +6,7 @@
 // the slot left, before any of A's runs ends, counted rather than timed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { twoTenants, type TwoTenants } from '../../../support/twoTenants.ts';
+import { cancelRuns, runStatuses, twoTenants, type TenantRun, type TwoTenants } from '../../../support/twoTenants.ts';
 
 const A_RUN_MS = 800;
 const A_RUNS = 10;
@@ -56,19 +56,13 @@ test(`B's run waits at most one of A's runs (${A_RUN_MS} ms) while A has ${A_RUN
 });
 
 test("B's run takes the slot A may not hold: it is answered before any of A's runs ends", async () => {
-  const aRuns: { thread_id: string; run_id: string }[] = [];
+  const aRuns: TenantRun[] = [];
   for (let i = 0; i < 4; i++) {
     const thread = (await call(keyA, '/threads', {})) as { thread_id: string };
     const made = await call(keyA, `/threads/${thread.thread_id}/runs`, { assistant_id: 'slow', input: say, context: { delay_ms: 30_000 } });
     aRuns.push({ thread_id: thread.thread_id, run_id: made.run_id as string });
   }
-  const statusesOfA = async () =>
-    Promise.all(
-      aRuns.map(async ({ thread_id, run_id }) => {
-        const res = await tenants.send(keyA, 'GET', `/threads/${thread_id}/runs/${run_id}`);
-        return ((await res.json()) as { status: string }).status;
-      }),
-    );
+  const statusesOfA = () => runStatuses(tenants, keyA, aRuns);
   // A's runs take what they may of the two slots: one (all but one)
   for (let tries = 0; (await statusesOfA()).filter((s) => s === 'running').length === 0; tries++) {
     assert.ok(tries < 500, "none of A's runs started");
@@ -83,8 +77,5 @@ test("B's run takes the slot A may not hold: it is answered before any of A's ru
     `A's runs when B's was answered: ${statuses.join(', ')}`,
   );
   assert.equal(statuses.filter((s) => s === 'running').length, SLOTS - 1, statuses.join(', '));
-  for (const { thread_id, run_id } of aRuns) {
-    const cancelled = await tenants.send(keyA, 'POST', `/threads/${thread_id}/runs/${run_id}/cancel?wait=true`, {});
-    assert.ok(cancelled.ok, `cancel: ${cancelled.status}`);
-  }
+  await cancelRuns(tenants, keyA, aRuns);
 });
