@@ -69,6 +69,9 @@ const LOAD_CHUNK = 5_000;
 const LOAD_AFTER_MS = 2_000;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The heap a record of a grouped collection held in memory costs (recordGroups.ts: ~380 bytes), erring high. */
+export const HELD_RECORD_BYTES = 400;
+
 /** Deeper values are refused: every recursive walk after the store (snapshots, replies) must be able to read them back. */
 export const STORE_MAX_DEPTH = 1000;
 
@@ -131,7 +134,11 @@ export interface JournalStoreOptions {
    * default `paged`; none when `paged` is given.
    */
   grouped?: Readonly<Record<string, readonly string[]>>;
-  /** How many records of grouped collections stay held in memory once on disk, the groups used last (default: one per 4 KB of cacheBytes, at least 1,024). */
+  /**
+   * How many records of each grouped collection stay held in memory once on disk, the groups
+   * used last (default: one per 4 KB of cacheBytes for the grouped collections together, at
+   * least 1,024 each); their heap is counted in the value cache's budget (HELD_RECORD_BYTES).
+   */
   heldRecords?: number;
   /**
    * When the paged collections' records no request asked for begin to load: this many ms after
@@ -190,6 +197,8 @@ export class JournalStore implements Store {
   private readonly few: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   private readonly grouped: Readonly<Record<string, readonly string[]>>;
   private readonly heldRecords: number;
+  /** The grouped collections' record sets, whose held records the value cache's budget counts. */
+  private readonly groupSets: RecordGroups[] = [];
   private readonly loadAfterMs: number | null;
   /** Per grouped collection's shard, which of its two index files its groups on disk are read from (groupedIndex.ts). */
   private readonly sides = new Map<string, Side>();
@@ -222,7 +231,11 @@ export class JournalStore implements Store {
     this.cache = new ValueCache<Kept | number>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
     const grouped = options.grouped ?? (options.paged ? {} : GROUPED_COLLECTIONS);
     this.grouped = Object.fromEntries(Object.entries(grouped).filter(([name]) => name in this.paged));
-    this.heldRecords = options.heldRecords ?? Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 4096));
+    const groupedCount = Math.max(1, Object.keys(this.grouped).length);
+    this.heldRecords = options.heldRecords ?? Math.max(1024, Math.floor((options.cacheBytes ?? DEFAULT_CACHE_BYTES) / 4096 / groupedCount));
+    // held records were outside any budget: 16,384 a grouped collection at the default, ~19 MB of
+    // heap once old threads had been read (issue 91)
+    this.cache.shareWith(() => this.heldGroupRecords * HELD_RECORD_BYTES);
     this.loadAfterMs = options.loadAfterMs === undefined ? LOAD_AFTER_MS : options.loadAfterMs;
   }
 
@@ -726,6 +739,18 @@ export class JournalStore implements Store {
   /** Held in process: it always answers. */
   async ping(): Promise<void> {}
 
+  private grouping(groups: RecordGroups): RecordGroups {
+    this.groupSets.push(groups);
+    return groups;
+  }
+
+  /** Records of the grouped collections held in memory now (RecordGroups), all collections together. */
+  get heldGroupRecords(): number {
+    let held = 0;
+    for (const groups of this.groupSets) held += groups.heldRecords;
+    return held;
+  }
+
   /**
    * Counts heap held beside the store in the budget of its value cache (the finished runs'
    * event logs, issue 91): AGENTPLANE_STORE_CACHE_MB then bounds the two together. Returns the
@@ -1039,7 +1064,7 @@ export class JournalStore implements Store {
       const dir = this.dataDir!;
       state =
         paging && naming
-          ? new RecordGroups(paging, naming, this.heldRecords, { shardFileOf: (key) => shardPath(dir, name, shardOf(key, this.shardCount)) })
+          ? this.grouping(new RecordGroups(paging, naming, this.heldRecords, { shardFileOf: (key) => shardPath(dir, name, shardOf(key, this.shardCount)) }))
           : new CollectionState(paging, true);
       this.states.set(name, state);
     }

@@ -129,23 +129,24 @@ export class ValueCache<K> {
   private newest: Held<K> | null = null;
   private bytes = 0;
   /** Heap held elsewhere that the budget covers too (shareWith). */
-  private shared: () => number = () => 0;
+  private readonly shares: (() => number)[] = [];
 
   constructor(readonly budget: number) {}
 
   /**
-   * Counts `held` (bytes of heap another holder keeps: the finished runs' event logs) in this
-   * budget, so that the two together stay within it: the cache keeps what the other leaves.
-   * The holder calls `trim` when it has grown.
+   * Counts `held` (bytes of heap another holder keeps: the finished runs' event logs, the
+   * grouped collections' records held) in this budget, so that together they stay within it:
+   * the cache keeps what the others leave. A holder calls `trim` when it has grown.
    */
   shareWith(held: () => number): void {
-    this.shared = held;
+    this.shares.push(held);
     this.trim();
   }
 
-  /** Evicts the values used least recently until they and the shared part fit the budget. */
+  /** Evicts the values used least recently until they and the shared parts fit the budget. */
   trim(): void {
-    const room = this.budget - this.shared();
+    let room = this.budget;
+    for (const held of this.shares) room -= held();
     while (this.bytes > room && this.oldest) this.drop(this.oldest.key);
   }
 
