@@ -3,7 +3,8 @@
 // history.ts makes them) than fresh, per run, by constructor (heapSnapshotDiff.ts's tally): the
 // server is started with --heapsnapshot-signal and sent it once settled fresh and once after the
 // runs; heap used and RSS beside. Where history.ts says whether the bound holds, this says what
-// fills the heap.
+// fills the heap. SERVER_HEAP_KEEP=<dir> keeps the two snapshots there (fresh.heapsnapshot,
+// after.heapsnapshot) for a look at what holds what.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, request, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -27,7 +28,7 @@ async function heapUsed(ap: Agentplane): Promise<number> {
 type Tally = ReturnType<typeof tally>;
 
 /** A heap snapshot of the server, tallied once it has written it whole (it is written as it is made: read until it parses). */
-async function snapshot(ap: Agentplane): Promise<Tally> {
+async function snapshot(ap: Agentplane, name: string): Promise<Tally> {
   const before = new Set(fs.readdirSync(snapshots));
   process.kill(ap.pid, 'SIGUSR2');
   for (;;) {
@@ -35,7 +36,9 @@ async function snapshot(ap: Agentplane): Promise<Tally> {
     const file = fs.readdirSync(snapshots).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
     if (!file) continue;
     try {
-      return tally(JSON.parse(fs.readFileSync(path.join(snapshots, file), 'utf8')));
+      const counted = tally(JSON.parse(fs.readFileSync(path.join(snapshots, file), 'utf8')));
+      if (process.env.SERVER_HEAP_KEEP) fs.copyFileSync(path.join(snapshots, file), path.join(process.env.SERVER_HEAP_KEEP, `${name}.heapsnapshot`));
+      return counted;
     } catch {
       // not whole yet
     }
@@ -50,10 +53,10 @@ const ap = await startAgentplane({
 });
 try {
   await delay(5_000);
-  const fresh = { heap: await heapUsed(ap), rss: ap.rss(), tally: await snapshot(ap) };
+  const fresh = { heap: await heapUsed(ap), rss: ap.rss(), tally: await snapshot(ap, 'fresh') };
   await agentRuns(ap, RUNS, 8);
   await delay(5_000);
-  const full = { heap: await heapUsed(ap), rss: ap.rss(), tally: await snapshot(ap) };
+  const full = { heap: await heapUsed(ap), rss: ap.rss(), tally: await snapshot(ap, 'after') };
   console.log(`fresh: heap ${mb(fresh.heap)} MB, RSS ${mb(fresh.rss)} MB; after ${RUNS} runs: heap ${mb(full.heap)} MB, RSS ${mb(full.rss)} MB`);
   const rows = grown(fresh.tally, full.tally);
   console.log(`all nodes: ${Math.round(rows.reduce((n, row) => n + row.bytes, 0) / RUNS)} bytes a run`);
