@@ -77,14 +77,20 @@ const sdk = (url: string, headers: Record<string, string> = {}, client: FreshCli
 
 const input = () => ({ messages: [{ role: 'user', content: `hello ${randomUUID()}` }] });
 
-/** `perThread` runs created one after another (enqueued) on each of `threads` fresh threads, the last joined; runs/s from the first create. */
+/**
+ * `perThread` runs created one after another (enqueued) on each of `threads` fresh threads, the
+ * last joined; runs/s from the first create. `timed` hears when the timed part starts and ends
+ * (freshThreadsCpu.ts reads each thread's CPU there).
+ */
 export async function sdkRuns(
   client: Client,
   assistant: string,
   threads: number,
   perThread: number,
+  timed?: { started(): void; ended(): void },
 ): Promise<{ runs: number; seconds: number; failed: number }> {
   const ids = await Promise.all(Array.from({ length: threads }, async () => (await client.threads.create()).thread_id));
+  timed?.started();
   const started = performance.now();
   await Promise.all(
     ids.map(async (threadId) => {
@@ -94,6 +100,7 @@ export async function sdkRuns(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  timed?.ended();
   let failed = 0;
   for (const threadId of ids) {
     const runs = await client.runs.list(threadId, { limit: perThread + 10 });

@@ -11,7 +11,7 @@ import { medianRound } from './runs.ts';
 
 const RUNNER = path.join(ROOT, 'scripts/bench/graphAloneRunner.ts');
 
-type Rounds = Record<'one' | 'many', { runs: number; seconds: number }[]>;
+type Rounds = Record<'one' | 'many', { runs: number; seconds: number; cpuMs?: number }[]>;
 
 /** One fresh process of LangGraph alone, with the counts given (the runs phase's when none). */
 export async function graphAloneProcess(counts?: {

@@ -1,0 +1,158 @@
+// `npx tsx scripts/bench/freshThreadsCpu.ts <other tree|-> [rounds] [client…]` (issue 86): the fresh
+// phase's 100-thread scenario (freshPeer.ts: a fresh server, the same untimed warm-up, then 1,000
+// LangGraph echo runs over 100 threads through the SDK) on this tree and another built tree (a copy
+// of a baseline's checkout with its dist/; `-` for none), in alternating rounds, each round a
+// fresh server per tree. Beside runs/s it prints what every thread of the machine's work used per
+// run, read from /proc/<pid>/task/*/schedstat over the timed part (on a shared 2-core machine the
+// least moved figure): the server's main thread, its two busiest other threads (the run workers),
+// the rest of its threads together (V8's compiler and GC helpers, libuv's pool), and the client
+// (this process: the SDK's requests). `client…`: `64` (callerOptions.maxConcurrency 64, the
+// default) and/or `default` (the SDK's client as it comes). LangGraph alone on the same graph
+// takes a turn in each round (graphAloneRunner.ts, its process's CPU per run), unless
+// FRESH_CPU_ALONE=0. FRESH_CPU_PROFILE=<dir>: each server runs under `--cpu-prof` into it, and each
+// of its threads' profiles is summed over the timed part of the first client's runs, by function
+// (self time, µs a run, the top FRESH_CPU_TOP=30), the main thread first.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@langchain/langgraph-sdk';
+import { ROOT, startAgentplane } from './agentplane.ts';
+import { FRESH_RUNS_PER_THREAD, FRESH_THREADS, FRESH_WARM_UP, sdkRuns, type FreshClient } from './freshPeer.ts';
+import { graphAloneProcess } from './graphAlone.ts';
+import { selfByFunction, type CpuProfile } from './flame.ts';
+import { busyUs, within } from './profileWindow.ts';
+import { BENCH_GRAPH } from './graph.ts';
+
+const [otherArg = '-', roundsArg = '3', ...clientArgs] = process.argv.slice(2);
+const rounds = Number(roundsArg);
+const clients: FreshClient[] = (clientArgs.length ? clientArgs : ['64']).map((c) => (c === 'default' ? 'default client' : 'maxConcurrency 64'));
+const trees = [{ name: 'this tree', root: ROOT }, ...(otherArg === '-' ? [] : [{ name: path.basename(path.resolve(otherArg)), root: path.resolve(otherArg) }])];
+const alone = process.env.FRESH_CPU_ALONE !== '0';
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fresh-threads-cpu-'));
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+const profiles = process.env.FRESH_CPU_PROFILE;
+const TOP = Number(process.env.FRESH_CPU_TOP ?? 30);
+const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Each thread's CPU time so far (ms), by thread id. */
+function threadCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(task), Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return out;
+}
+
+interface Figure {
+  runsPerSecond: number;
+  /** ms a run, by part. */
+  main: number;
+  workers: [number, number];
+  helpers: number;
+  client: number;
+  total: number;
+}
+const figures = new Map<string, Figure[]>();
+const keep = (key: string, f: Figure) => figures.set(key, [...(figures.get(key) ?? []), f]);
+const show = (f: Figure) =>
+  `${f.runsPerSecond.toFixed(1)} runs/s; ms a run: main ${f.main.toFixed(2)}, workers ${f.workers.map((w) => w.toFixed(2)).join('+')}, helpers ${f.helpers.toFixed(2)}, client ${f.client.toFixed(2)}, all ${f.total.toFixed(2)}`;
+
+/** Each thread's profile of the window, by function: µs a run, the top TOP. */
+function summarise(dir: string, fromUs: number, toUs: number, runs: number): void {
+  for (const file of fs.readdirSync(dir).sort((a, b) => Number(/\.0\.\d+\.cpuprofile$/.test(b)) - Number(/\.0\.\d+\.cpuprofile$/.test(a)))) {
+    const whole = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile & { startTime: number };
+    const part = within(whole, fromUs, toUs);
+    console.log(`  ${file}: busy ${(busyUs(part) / runs).toFixed(0)} µs a run`);
+    for (const [fn, us] of selfByFunction(part).slice(0, TOP)) console.log(`    ${(us / runs).toFixed(1).padStart(7)} ${fn}`);
+  }
+}
+
+async function measureTree(tree: (typeof trees)[number], round: number): Promise<void> {
+  const profileDir = profiles && path.join(path.resolve(profiles), `${round + 1}-${tree.name.replace(/\W+/g, '-')}`);
+  const ap = await startAgentplane({
+    dataDir: path.join(work, `data-${round}-${tree.name}`),
+    workDir: path.join(work, `w-${round}-${tree.name}`),
+    root: tree.root,
+    // FRESH_CPU_NODE_ARGS: more node flags for the server (space-separated)
+    nodeArgs: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env.FRESH_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+  });
+  let window: { fromUs: number; toUs: number; runs: number } | undefined;
+  try {
+    const sdk = (client: FreshClient) =>
+      new Client({
+        apiUrl: ap.url,
+        defaultHeaders: ap.headers,
+        callerOptions: { maxRetries: 0, ...(client === 'maxConcurrency 64' ? { maxConcurrency: 64 } : {}) },
+      });
+    for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(sdk('default client'), BENCH_GRAPH, threads, perThread);
+    for (const client of round % 2 ? [...clients].reverse() : clients) {
+      let before: { threads: Map<number, number>; client: NodeJS.CpuUsage; monoUs: number } | undefined;
+      let after: typeof before;
+      const r = await sdkRuns(sdk(client), BENCH_GRAPH, FRESH_THREADS, FRESH_RUNS_PER_THREAD, {
+        started: () => (before = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() }),
+        ended: () => (after = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() }),
+      });
+      window ??= { fromUs: before!.monoUs, toUs: after!.monoUs, runs: r.runs };
+      if (r.failed) console.log(`  ${r.failed} runs not success`);
+      const used = [...after!.threads].map(([tid, ms]) => ({ tid, ms: ms - (before!.threads.get(tid) ?? 0) }));
+      const main = used.find((u) => u.tid === ap.pid)!.ms;
+      const others = used.filter((u) => u.tid !== ap.pid).sort((a, b) => b.ms - a.ms);
+      const workers = others.slice(0, 2).map((u) => u.ms / r.runs) as [number, number];
+      const helpers = others.slice(2).reduce((n, u) => n + u.ms, 0) / r.runs;
+      const clientMs = (after!.client.user + after!.client.system - before!.client.user - before!.client.system) / 1000 / r.runs;
+      const f: Figure = {
+        runsPerSecond: r.runs / r.seconds,
+        main: main / r.runs,
+        workers,
+        helpers,
+        client: clientMs,
+        total: main / r.runs + workers[0] + workers[1] + helpers + clientMs,
+      };
+      keep(`${tree.name} | ${client}`, f);
+      console.log(`round ${round + 1} ${tree.name} (${client}): ${show(f)}; load ${load()}`);
+      // the helpers one by one, by their id's offset from the process's (the order they started: V8's platform threads first, then libuv's pool)
+      if (process.env.FRESH_CPU_THREADS === '1')
+        console.log(
+          `  helpers by thread: ${others
+            .slice(2)
+            .filter((u) => u.ms / r.runs >= 0.01)
+            .map((u) => `+${u.tid - ap.pid} ${(u.ms / r.runs).toFixed(2)}`)
+            .join(', ')}`,
+        );
+    }
+  } finally {
+    await ap.stop();
+  }
+  if (profileDir && window) summarise(profileDir, window.fromUs, window.toUs, window.runs);
+}
+
+for (let round = 0; round < rounds; round += 1) {
+  for (const tree of round % 2 ? [...trees].reverse() : trees) await measureTree(tree, round);
+  if (alone) {
+    const measured = await graphAloneProcess({ warmUp: FRESH_WARM_UP, oneThreadRuns: 1, runsPerThread: FRESH_RUNS_PER_THREAD, rounds: 1 });
+    const many = measured.many[0]!;
+    const f = { runsPerSecond: many.runs / many.seconds, cpuMs: many.cpuMs };
+    console.log(
+      `round ${round + 1} LangGraph alone: ${f.runsPerSecond.toFixed(1)} runs/s${f.cpuMs === undefined ? '' : `, ${(f.cpuMs / many.runs).toFixed(2)} ms of its process a run`}; load ${load()}`,
+    );
+    keep('LangGraph alone', { runsPerSecond: f.runsPerSecond, main: 0, workers: [0, 0], helpers: 0, client: 0, total: (f.cpuMs ?? 0) / many.runs });
+  }
+}
+fs.rmSync(work, { recursive: true, force: true });
+console.log('medians:');
+for (const [key, fs_] of figures) {
+  const m = (pick: (f: Figure) => number) => median(fs_.map(pick));
+  console.log(
+    `  ${key}: ${m((f) => f.runsPerSecond).toFixed(1)} runs/s; ms a run: main ${m((f) => f.main).toFixed(2)}, workers ${m((f) => f.workers[0] + f.workers[1]).toFixed(2)}, helpers ${m((f) => f.helpers).toFixed(2)}, client ${m((f) => f.client).toFixed(2)}, all ${m((f) => f.total).toFixed(2)}`,
+  );
+}
+console.log(`load ${load()}`);
