@@ -35,6 +35,8 @@ export type ToWorker =
   | { type: 'run'; run: RunRecord; known?: KnownReads; warmUp?: true }
   | { type: 'abort'; runId: string }
   | { type: 'reply'; id: number; value?: unknown; error?: RunError }
+  /** Answers given in one turn of the main thread's loop, in order (replyOutbox.ts). */
+  | { type: 'replies'; replies: { type: 'reply'; id: number; value?: unknown; error?: RunError }[] }
   | ({ type: 'next' } & NextOffer)
   /** `next`: the run after it, offered with it (see `next`). */
   | { type: 'go'; runId: string; next?: NextOffer }

@@ -187,13 +187,18 @@ function publish(runId: string, event: string, data: unknown): void {
 
 // replies are listened for from the start: loading the project may call the main thread
 port.on('message', (message: ToWorker) => {
-  if (message.type !== 'reply') return;
-  const waiting = pending.get(message.id);
-  pending.delete(message.id);
-  if (!waiting) return;
-  if (message.error) waiting.reject(Object.assign(new Error(message.error.message), { name: message.error.error }));
-  else waiting.resolve(message.value);
+  if (message.type === 'reply') answered(message);
+  // answers posted together (replyOutbox.ts), settled in the order they were given
+  else if (message.type === 'replies') for (const reply of message.replies) answered(reply);
 });
+
+function answered(reply: Extract<ToWorker, { type: 'reply' }>): void {
+  const waiting = pending.get(reply.id);
+  pending.delete(reply.id);
+  if (!waiting) return;
+  if (reply.error) waiting.reject(Object.assign(new Error(reply.error.message), { name: reply.error.error }));
+  else waiting.resolve(reply.value);
+}
 
 /** A getLogger() line of the project's code; fields that cannot be cloned go as their JSON. */
 function log(level: LogLevel, message: string, fields: Record<string, unknown>): void {

@@ -73,6 +73,7 @@ import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
 import type { FirstReadsKind } from './firstReads.ts';
 import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
+import { ReplyOutbox } from './replyOutbox.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 import { IdleRetirement } from './idleRetirement.ts';
 import type { RetirementSettings } from '../../runtime/idle/workerRetirement.ts';
@@ -139,6 +140,8 @@ export interface Slot {
   ordered: OrderedCalls;
   /** Its heap (committed, bytes) once it was ready: a retirement measures growth from it. */
   startHeapBytes: number;
+  /** What is posted to it: the answers to its calls together once a turn, anything else at once after them (replyOutbox.ts). */
+  outbox: ReplyOutbox;
   /** The threads it is home to whose last run here stopped for input: it is not retired while any waits for its resume. */
   awaiting: Set<string>;
 }
@@ -626,6 +629,9 @@ export class RunWorkerPool {
       ordered: new OrderedCalls(),
       startHeapBytes: 0,
       awaiting: new Set(),
+      outbox: new ReplyOutbox((message) => {
+        if (this.slots.has(slot)) worker.postMessage(message);
+      }),
     };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
@@ -817,8 +823,8 @@ export class RunWorkerPool {
           : slot.ordered.run(first.order, make);
     for (const message of group) {
       const answered = made.then(
-        (value) => this.post(slot, { type: 'reply', id: message.id, value }),
-        (err: unknown) => this.post(slot, { type: 'reply', id: message.id, error: describeError(err) }),
+        (value) => slot.outbox.reply({ type: 'reply', id: message.id, value }),
+        (err: unknown) => slot.outbox.reply({ type: 'reply', id: message.id, error: describeError(err) }),
       );
       // a run's end waits for the writes it asked for (a call belongs to whichever runs are in hand)
       for (const t of task) {
@@ -873,7 +879,7 @@ export class RunWorkerPool {
 
   /** Posts to the worker while it lives. */
   post(slot: Slot, message: ToWorker): void {
-    if (this.slots.has(slot)) slot.worker.postMessage(message);
+    slot.outbox.send(message);
   }
 
   /** What a warm-up's run (warmUpExecutor) is answered from; undefined for any other run. */
