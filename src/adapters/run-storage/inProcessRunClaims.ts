@@ -104,7 +104,7 @@ export class InProcessRunClaims implements RunClaims {
   /** Read through the collections, one after another: each read is of memory here. */
   async endState(run: RunRecord): Promise<EndState> {
     const thread = await this.threads.get(run.thread_id);
-    return { thread, run: await this.runs.get(run.run_id) };
+    return { thread, threadThere: thread !== undefined, run: await this.runs.get(run.run_id) };
   }
 
   private holds(claim: Claim): boolean {

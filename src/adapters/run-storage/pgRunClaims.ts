@@ -194,10 +194,14 @@ export class PgRunClaims implements RunClaims {
     return held;
   }
 
-  async endState(run: RunRecord): Promise<EndState> {
+  async endState(run: RunRecord, withThread: boolean): Promise<EndState> {
+    if (!withThread) {
+      const { rows } = await this.store.query<{ run: RunRecord | null; there: boolean }>(END_RUN_STATE_SQL, [run.run_id, run.thread_id], true);
+      return { run: rows[0]?.run ?? undefined, threadThere: rows[0]?.there === true, thread: undefined };
+    }
     const { rows } = await this.store.query<{ run: RunRecord | null; thread: ThreadRecord | null }>(END_STATE_SQL, [run.run_id, run.thread_id], true);
     const row = rows[0];
-    return { run: row?.run ?? undefined, thread: row?.thread ?? undefined };
+    return { run: row?.run ?? undefined, threadThere: row?.thread != null, thread: row?.thread ?? undefined };
   }
 
   async renew(held: Claim[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
@@ -422,6 +426,10 @@ const FENCE_SQL = `SELECT 1 FROM agentplane_run_claims c JOIN agentplane_runs r 
 /** The run and its thread, read in one statement (what a run's end is written from; the runs pending on the thread are counted by the write). */
 const END_STATE_SQL = `SELECT (SELECT doc FROM agentplane_runs WHERE run_id = $1) AS run,
     (SELECT doc FROM agentplane_threads WHERE thread_id = $2) AS thread`;
+
+/** The run, and whether its thread is there: its document (the thread's values) not read. */
+const END_RUN_STATE_SQL = `SELECT (SELECT doc FROM agentplane_runs WHERE run_id = $1) AS run,
+    EXISTS (SELECT 1 FROM agentplane_threads WHERE thread_id = $2) AS there`;
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';

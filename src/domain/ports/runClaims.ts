@@ -32,6 +32,9 @@ export interface LogClose {
  */
 export interface EndState {
   run: RunRecord | undefined;
+  /** Whether the run's thread is still there. */
+  threadThere: boolean;
+  /** The thread's record, when asked for (endState's `withThread`) and still there. */
   thread: ThreadRecord | undefined;
 }
 
@@ -98,8 +101,13 @@ export interface RunClaims {
    * ever once the end is recorded, and what the write stored already is not stored again.
    */
   recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord, close?: LogClose): Promise<boolean>;
-  /** What the end of a run is written from: the run's record and its thread's (PostgreSQL: one statement). */
-  endState(run: RunRecord): Promise<EndState>;
+  /**
+   * What the end of a run is written from: the run's record, whether its thread is there and,
+   * with `withThread`, the thread's record (PostgreSQL: one statement; without it, the thread's
+   * document, its values the largest a run moves, is neither read nor sent; a backend may give
+   * the record anyway).
+   */
+  endState(run: RunRecord, withThread: boolean): Promise<EndState>;
   /**
    * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:
    * a new attempt, first in its thread's line). Nothing when the claim is no longer this one

@@ -399,3 +399,31 @@ test('the look for the next delayed run reads the delayed runs, not every pendin
     await store.close();
   }
 });
+
+test("a run's end state reads its thread's record only when asked: otherwise whether the thread is there", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  await a.ready();
+  const claims = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEventLog(store, a), warn: () => {} });
+  try {
+    const threads = store.collection<ThreadRecord>('threads');
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    const thread = { thread_id: 't1', status: 'busy', values: { messages: ['a long history'] } } as unknown as ThreadRecord;
+    await threads.put('t1', thread);
+    await runs.put('r1', run('r1', 't1'));
+    const claimed = (await claimOne(claims))!;
+    const whole = await claims.endState(claimed.run, true);
+    assert.deepEqual([whole.run?.status, whole.threadThere, whole.thread?.values], ['running', true, thread.values]);
+    const bare = await claims.endState(claimed.run, false);
+    assert.deepEqual([bare.run?.status, bare.threadThere, bare.thread], ['running', true, undefined]);
+    await threads.delete('t1');
+    for (const withThread of [true, false]) {
+      const gone = await claims.endState(claimed.run, withThread);
+      assert.deepEqual([gone.run, gone.threadThere, gone.thread], [undefined, false, undefined]);
+    }
+  } finally {
+    await a.close();
+    await store.close();
+  }
+});

@@ -81,8 +81,10 @@ export async function recordRunEnd(
 ): Promise<void> {
   const { records, eventLog, checkpointer, claims } = deps;
   const { run } = claim;
-  const { thread, run: current } = await claims.endState(run);
-  if (!thread || !current) return; // the thread was deleted meanwhile
+  // the thread's record (its values, the largest document a run moves) is read only for an
+  // end that takes its values from the thread's checkpoints: a successful run sets its own
+  const { thread, threadThere, run: current } = await claims.endState(run, !setsOwnValues(event, output));
+  if (!threadThere || !current) return; // the thread was deleted meanwhile
   // another replica took the run over (this one was thought gone) and started it again:
   // the run is theirs now, and this attempt records nothing (recordEnd checks it again, in the write)
   if (current.status !== 'running' || current.attempt !== run.attempt) {
@@ -155,14 +157,21 @@ export async function recordRunEnd(
  */
 async function valuesAtEnd(
   deps: RunEndDeps,
-  thread: ThreadRecord,
+  thread: ThreadRecord | undefined,
   event: RunEvent,
   output: RunOutput | undefined,
   step: Transition,
 ): Promise<{ values: Record<string, unknown> | null } | undefined> {
-  if (event.type === 'succeed' && output) return { values: output.values };
+  if (setsOwnValues(event, output)) return { values: output.values };
   if (step.effects.some((e) => e.type === 'deleteCheckpoints')) return undefined;
+  // read with the end's state whenever the run does not set its own (recordRunEnd)
+  if (!thread) throw new Error(`a run's end (${event.type}) that takes the thread's values was read without its record`);
   return { values: await deps.threadValues(thread) };
+}
+
+/** Whether the run's end sets the values the run made (a success with its output), not the thread's. */
+function setsOwnValues(event: RunEvent, output: RunOutput | undefined): output is RunOutput {
+  return event.type === 'succeed' && output !== undefined;
 }
 
 /** `ended`: the final end as this server recorded it (none when it did not: the thread went, or another replica took the run over). */
