@@ -16,10 +16,14 @@ import type { BackgroundModule } from '../runtime/application.ts';
  * 1. a run worker, at once (the port already answers);
  * 2. the graphs' schemas read from their types, as soon as that worker is ready;
  * 3. the run path through that worker;
- * 4. the main thread's young generation, where any of those came and no run executes now
+ * 4. the server's own run store read as a run's first reads are (`ownReads`): the run path's
+ *    warm-up reads a store of its own, and the server's made its readers on its first run's
+ *    first reads (scripts/bench/firstRunBlocks.ts: the main thread's one-time blocks of a first
+ *    run, found in every start);
+ * 5. the main thread's young generation, where any of those came and no run executes now
  *    (`youngCollection`).
  *
- * Step 4: the start (loading the project, the schemas, the run path's warm-up) leaves the main
+ * Step 5: the start (loading the project, the schemas, the run path's warm-up) leaves the main
  * thread's young generation partly full, and the scavenge that empties it came whenever
  * allocations filled it, often in the first run (a scavenge with the start's survivors in it:
  * 5-30 ms of the main thread in --trace-gc, against a first token of ~10 ms on a quiet machine).
@@ -47,6 +51,8 @@ export interface StartWarmUps {
   worker?: () => Promise<void>;
   schemas?: () => Promise<void>;
   runPath?: () => Promise<void>;
+  /** The server's own run store's first reads, of a thread no one has: they read, never write. */
+  ownReads?: () => Promise<void>;
   /** V8's collection of this thread's young generation (runtime/idle/idleCollector.ts); absent where it cannot be had. */
   youngCollection?: () => void;
   /** Runs execute now. */
@@ -81,6 +87,7 @@ export function startWarmUps(steps: StartWarmUps, log: Logger): BackgroundModule
           await step('the schemas', steps.schemas);
         }
         await step('the run path', steps.runPath);
+        await step("the run store's first reads", steps.ownReads);
         // a start that warmed nothing left nothing of its own; a run that came meanwhile allocates
         // beside it: collecting now would pause that run, and what it fills is its own to collect
         const warmed = steps.worker || steps.schemas || steps.runPath;

@@ -51,6 +51,20 @@ test("the main thread's young generation is collected once the run path's warm-u
   assert.deepEqual(done, ['worker began', 'worker ended', 'run path began', 'run path ended', 'young collection']);
 });
 
+test("the server's own run store's first reads come after the run path's warm-up, before the young collection", async () => {
+  const done: string[] = [];
+  const runPath = heldStep('run path', done);
+  const { askedAtEnd } = started(
+    { runPath: runPath.work, ownReads: async () => void done.push('own first reads'), youngCollection: () => done.push('young collection') },
+    () => false,
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(done, ['run path began'], 'not beside the run path’s warm-up');
+  runPath.end();
+  await askedAtEnd;
+  assert.deepEqual(done, ['run path began', 'run path ended', 'own first reads', 'young collection']);
+});
+
 test('no collection while a run executes at the end of the warm-ups (it would pause that run)', async () => {
   const collected: string[] = [];
   const { askedAtEnd } = started({ runPath: async () => undefined, youngCollection: () => collected.push('young') }, () => true);

@@ -253,6 +253,14 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
               log.debug('the run path is warmed', { messages });
             }
           : undefined,
+      // what the server's first run reads first, read once from its own run store (a thread no one has)
+      ownReads:
+        pool && graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')
+          ? async () => {
+              await deps.runBackend.runs.firstReads(uuid4(), 'langgraph');
+              log.debug("the run store's first reads are made");
+            }
+          : undefined,
     },
     log,
   );

@@ -21,6 +21,8 @@ const fresh = path.join(ROOT, '.cache', `typed-graphs-${randomUUID()}`);
 const readings = () => schemaReadings.syntax + schemaReadings.checker;
 /** What was so when the run path's warm-up said it was over. */
 let atRunPathWarmed: { readings: number; workers: number } | undefined;
+/** The start's debug lines about its last steps, in order. */
+const lastSteps: string[] = [];
 let readingsBefore = 0;
 let server: InProcessApp;
 
@@ -33,6 +35,7 @@ before(async () => {
     project: { graphs: { typed: `${path.join(fresh, 'graphs.ts')}:graph` } },
     log: createLogger('debug', {}, (line) => {
       if (line.includes('"the run path is warmed"')) atRunPathWarmed ??= { readings: readings(), workers: schemaWorkers() };
+      for (const step of ['the run path is warmed', "the run store's first reads are made"]) if (line.includes(`"${step}"`)) lastSteps.push(step);
     }),
   });
 });
@@ -51,4 +54,9 @@ it('warms the run path last, with no pause for idleness: the graphs’ types are
   assert.ok(atRunPathWarmed, 'the run path was warmed');
   assert.ok(atRunPathWarmed.readings > readingsBefore, 'the graphs’ types were read before the run path’s warm-up was over');
   assert.equal(atRunPathWarmed.workers, 0, 'no schema worker was left to end after the run path’s warm-up');
+});
+
+it("then reads the server's own run store as a run's first reads do: its readers are made before the first run (issue 89)", { timeout: 120_000 }, async () => {
+  for (const end = Date.now() + 100_000; lastSteps.length < 2 && Date.now() < end;) await delay(50);
+  assert.deepEqual(lastSteps, ['the run path is warmed', "the run store's first reads are made"]);
 });
