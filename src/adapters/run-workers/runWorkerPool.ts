@@ -504,7 +504,17 @@ export class RunWorkerPool {
       }
       this.moveHome(request.run.thread_id, slot);
       request.grant(slot);
+      // a tenant that now holds its share: the worker left for the others starts now, so another
+      // tenant's next run does not wait for a worker's start (~1 s of a core loading the graphs)
+      if (this.slots.size < this.options.size && this.atShare(request.tenant, this.heldBy(request.tenant))) this.spawn();
     }
+  }
+
+  /** The workers holding runs of `tenant` now. */
+  private heldBy(tenant: string): number {
+    let held = 0;
+    for (const s of this.slots) if (!s.retiring && !s.killed && !s.exclusive && this.load(s) > 0 && s.tenant === tenant) held++;
+    return held;
   }
 
   /** The thread's runs go to `slot` from now (the newest home); the oldest home is forgotten past AFFINITY_LIMIT. */
@@ -546,7 +556,7 @@ export class RunWorkerPool {
     if (request.suspect) return this.freshSlot(open);
     const held = open.filter((s) => this.load(s) > 0 && s.tenant === request.tenant);
     // its share taken, a tenant's run goes to a worker of its own, never to one more
-    const atShare = request.tenant !== SHARED_OWNER && this.options.size > 1 && held.length >= this.options.size - 1;
+    const atShare = this.atShare(request.tenant, held.length);
     const fits = (s: Slot) => (this.load(s) === 0 ? !atShare : s.tenant === request.tenant);
     const home = this.homes.get(request.run.thread_id);
     if (home && open.includes(home) && fits(home)) return home;
@@ -556,6 +566,11 @@ export class RunWorkerPool {
       if (this.slots.size < this.options.size || open.length === 0) return this.spawn();
     }
     return held.length > 0 ? held.reduce((a, b) => (this.load(b) < this.load(a) ? b : a)) : undefined;
+  }
+
+  /** Whether a tenant whose runs are in `held` workers holds all it may: all but one of the pool's (the shared space, and a pool of one, are not capped). */
+  private atShare(tenant: string, held: number): boolean {
+    return tenant !== SHARED_OWNER && this.options.size > 1 && held >= this.options.size - 1;
   }
 
   /**
