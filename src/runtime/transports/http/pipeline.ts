@@ -3,7 +3,7 @@
 // collected (validateRequest.ts) → handler → reply check → write the reply
 // (writeReply.ts). The same pipeline serves real and mock mode; only the handlers differ.
 // It knows no operation by name.
-import { TenantTurns } from './tenantTurns.ts';
+import { TenantTurns, type LeaveTurn } from './tenantTurns.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiDocument } from '../../api.ts';
 import type { ResponseValidators } from './responseValidators.ts';
@@ -476,8 +476,13 @@ export function createPipeline(options: PipelineOptions) {
       else res.setHeader(REQUEST_ID_HEADER, requestId);
     }
     let ctx: HttpRequestContext | undefined;
-    // one listener per request for everything that waits for its end
+    /** Ends the request's hold on its tenant's turns (tenantTurns.ts), once it has one; `closed` once its response has. */
+    let leaveTurn: LeaveTurn | undefined;
+    let closed = false;
+    // one listener per request for everything that waits for its end (a second one, Node's
+    // once-wrapper and its removal, cost more than many a handler does)
     res.once('close', () => {
+      closed = true;
       if (ctx && !res.writableFinished) ctx.clientGone();
       observe?.(
         {
@@ -490,6 +495,7 @@ export function createPipeline(options: PipelineOptions) {
         },
         res,
       );
+      leaveTurn?.();
     });
     try {
       if (options.cors?.(req, res)) return;
@@ -543,7 +549,12 @@ export function createPipeline(options: PipelineOptions) {
       const overRate = rateRefusal(b, ctx);
       if (overRate) return refuse(await overRate);
       // a tenant's requests beyond a few at once each take a turn of the loop of their own (tenantTurns.ts)
-      if (ctx.tenantId) res.once('close', await tenantTurns.enter(ctx.tenantId));
+      if (ctx.tenantId) {
+        const entered = tenantTurns.enter(ctx.tenantId);
+        leaveTurn = entered instanceof Promise ? await entered : entered;
+        // the client went while the request waited its turn: its hold ends now, not never
+        if (closed) leaveTurn();
+      }
       if (b.slotPerCall && options.streamSlots) ctx.takeStreamSlot = slotTaker(options.streamSlots, clientOf(ctx, req), res);
       else if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
@@ -582,7 +593,8 @@ export function createPipeline(options: PipelineOptions) {
             });
         });
       }
-      return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
+      const streaming = writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
+      if (streaming) await streaming;
     } catch (err) {
       if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {
         log.error('reply violates the spec', { operationId, detail: err.message });

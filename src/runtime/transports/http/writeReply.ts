@@ -12,12 +12,17 @@ import { writeSse } from '../sse.ts';
 
 const JSON_TYPE = 'application/json';
 
-export async function writeReply(
+/**
+ * Writes `reply`; a promise only for a stream, written as its events come. A JSON or text reply
+ * is written before this returns: an async function's promise, and the caller's await on it,
+ * were a fixed cost of every request's answer.
+ */
+export function writeReply(
   res: ServerResponse,
   operation: OperationSpec,
   reply: Reply,
   options: { headOnly: boolean; log: Logger; serializers?: ReplySerializers },
-): Promise<void> {
+): Promise<void> | undefined {
   const headers = definedHeaders(reply.headers);
   if ('stream' in reply) {
     return writeSse(res, reply.status, reply.stream, headers, (err) => {
@@ -29,7 +34,7 @@ export async function writeReply(
     const contentType = operation.responses[String(reply.status)]?.contentType ?? 'text/plain';
     res.writeHead(reply.status, { 'Content-Type': `${contentType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(reply.text), ...headers });
     res.end(options.headOnly ? undefined : reply.text);
-    return;
+    return undefined;
   }
   const serializers = options.serializers;
   const write = serializers ? serializers.writer(operation, reply.status) : JSON.stringify;
@@ -37,6 +42,7 @@ export async function writeReply(
   const documented = operation.responses[String(reply.status)]?.contentType;
   const typed = documented && documented !== JSON_TYPE && documented.endsWith('+json') ? { 'Content-Type': documented, ...headers } : headers;
   send(res, { status: reply.status, headers: typed, body: 'body' in reply ? reply.body : undefined }, options.headOnly, write);
+  return undefined;
 }
 
 /** A JSON reply, or an empty one when it has no body; `write` turns the body into its text. */

@@ -29,19 +29,23 @@ test("a tenant's requests past two at once each wait a turn of their own; anothe
   );
 });
 
-test('a tenant sending one request at a time never waits a turn', async () => {
+test('a tenant sending one request at a time never waits a turn: it enters in the same call, no promise to wait for', async () => {
   const turns = new TenantTurns();
   for (let i = 0; i < 5; i++) {
-    let entered = false;
-    const entering = turns.enter('a').then((leave) => {
-      entered = true;
-      leave();
-      leave(); // a second call does nothing
-    });
-    await Promise.resolve();
-    assert.equal(entered, true, 'entered in the same turn');
-    await entering;
+    const leave = turns.enter('a');
+    assert.equal(typeof leave, 'function', 'entered at once');
+    (leave as () => void)();
+    (leave as () => void)(); // a second call does nothing
   }
+  // two at once enter at once too; the third waits its turn
+  const first = turns.enter('a');
+  const second = turns.enter('a');
+  assert.equal(typeof first, 'function');
+  assert.equal(typeof second, 'function');
+  const third = turns.enter('a');
+  assert.ok(third instanceof Promise, 'the third waits a turn');
+  // its turn taken here, not in the next test's rotation
+  for (const leave of [first, second, await third]) (leave as () => void)();
 });
 
 test("a tenant's request that waits a turn waits for one of a flooding tenant's, not for its whole queue", async () => {
