@@ -113,6 +113,12 @@ export interface ServerConfig {
    * default all but one, at least 1): another tenant's run finds a slot free (domain/agent/runs/runFairShare.ts).
    */
   maxRunSlotsPerTenant: number;
+  /**
+   * Whether the server's keys act for more than one tenant (set at start from them, runtime/server.ts):
+   * the tenants' shares of the run slots and workers bind only then, a server deployed for one
+   * tenant keeps every slot and worker for it.
+   */
+  severalTenants?: boolean;
   /** Read the graphs' TypeScript types for their schemas in the background once the server has listened and is idle, and after a reload (AGENTPLANE_SCHEMA_WARMUP, default on; the test servers turn it off). */
   schemaWarmup: boolean;
   /** Start a run worker (the project's graphs loaded in it) as the server starts, so the first run finds one ready (AGENTPLANE_RUN_WORKER_WARMUP, default on; with run workers only). */

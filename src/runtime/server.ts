@@ -97,6 +97,7 @@ export async function startHttpServer(
   const tokenKey = loadTokenKey(config);
   config = {
     ...config,
+    severalTenants: keyRing.tenantCount() > 1,
     agentAuth: {
       ...config.agentAuth,
       tokenKey: tokenKey.key,

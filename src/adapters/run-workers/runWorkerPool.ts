@@ -81,6 +81,8 @@ import type { RetirementSettings } from '../../runtime/idle/workerRetirement.ts'
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
   size: number;
+  /** A tenant's runs hold all but one of the workers at most (the server serves several tenants); none when absent. */
+  tenantShares?: boolean;
   setup: WorkerSetup;
   store: Store;
   memory?: MemoryAccess;
@@ -568,9 +570,9 @@ export class RunWorkerPool {
     return held.length > 0 ? held.reduce((a, b) => (this.load(b) < this.load(a) ? b : a)) : undefined;
   }
 
-  /** Whether a tenant whose runs are in `held` workers holds all it may: all but one of the pool's (the shared space, and a pool of one, are not capped). */
+  /** Whether a tenant whose runs are in `held` workers holds all it may: all but one of the pool's (the shared space, a pool of one and a server of one tenant are not capped). */
   private atShare(tenant: string, held: number): boolean {
-    return tenant !== SHARED_OWNER && this.options.size > 1 && held >= this.options.size - 1;
+    return this.options.tenantShares === true && tenant !== SHARED_OWNER && this.options.size > 1 && held >= this.options.size - 1;
   }
 
   /**

@@ -120,6 +120,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           store,
           memory: memory.store,
           memoryMb: config.runWorkerMemoryMb,
+          tenantShares: config.severalTenants === true,
           stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
           kindOf,
@@ -143,7 +144,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     checkpointer,
     log: log.child({ area: 'agent-server' }),
     maxConcurrentRuns,
-    maxRunSlotsPerTenant: config.maxRunSlotsPerTenant,
+    // one tenant's share binds only where there are others to leave room for
+    maxRunSlotsPerTenant: config.severalTenants ? config.maxRunSlotsPerTenant : undefined,
     memoryStore: memory.store,
     retention: retentionSettings(config.project.checkpointer),
     systemAssistantConfig: config.systemAssistantConfig,

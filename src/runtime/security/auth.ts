@@ -44,6 +44,11 @@ export class KeyRing {
     }
   }
 
+  /** How many tenants the keys act for together. */
+  tenantCount(): number {
+    return new Set([...this.tenantsByHash.values()].flat()).size;
+  }
+
   /** The digests of the keys valid for `tenant` (any case): what a server deployed for it is given. */
   digestsOf(tenant: string): string[] {
     const wanted = tenant.toLowerCase();

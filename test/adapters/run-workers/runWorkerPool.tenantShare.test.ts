@@ -66,6 +66,7 @@ test('a tenant holding its share of the workers has the one left for the others 
   const store = await openJournalStore({ dataDir: null });
   const pool = new RunWorkerPool({
     size: 2,
+    tenantShares: true,
     setup: {
       graphs: withCompiledGraphs({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' } }, root).graphs!,
       baseDir: root,

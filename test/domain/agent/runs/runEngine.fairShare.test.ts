@@ -6,7 +6,10 @@
 // the slot left, before any of A's runs ends, counted rather than timed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { cancelRuns, runStatuses, twoTenants, type TenantRun, type TwoTenants } from '../../../support/twoTenants.ts';
+import { areaApp } from '../../../support/area.ts';
+import { testProject } from '../../../fixtures/agent-server/project.ts';
 
 const A_RUN_MS = 800;
 const A_RUNS = 10;
@@ -78,4 +81,35 @@ test("B's run takes the slot A may not hold: it is answered before any of A's ru
   );
   assert.equal(statuses.filter((s) => s === 'running').length, SLOTS - 1, statuses.join(', '));
   await cancelRuns(tenants, keyA, aRuns);
+});
+
+test('a server whose keys act for one tenant keeps every slot for it: nobody to leave one for', async () => {
+  const key = `key-${randomUUID()}`;
+  const app = await areaApp('agent-server', {
+    dataDir: null,
+    project: testProject,
+    env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `${key}:${randomUUID()}`, AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS) },
+  });
+  const one: TwoTenants = {
+    app,
+    keyA: key,
+    keyB: key,
+    send: (k, method, path, body) =>
+      app.fetch(path, { method, headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+  };
+  try {
+    const runs: TenantRun[] = [];
+    for (let i = 0; i < SLOTS; i++) {
+      const thread = (await (await one.send(key, 'POST', '/threads', {})).json()) as { thread_id: string };
+      const res = await one.send(key, 'POST', `/threads/${thread.thread_id}/runs`, { assistant_id: 'slow', input: say, context: { delay_ms: 30_000 } });
+      runs.push({ thread_id: thread.thread_id, run_id: ((await res.json()) as { run_id: string }).run_id });
+    }
+    for (let tries = 0; (await runStatuses(one, key, runs)).filter((s) => s === 'running').length < SLOTS; tries++) {
+      assert.ok(tries < 500, `not every slot was taken: ${(await runStatuses(one, key, runs)).join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await cancelRuns(one, key, runs);
+  } finally {
+    await app.close();
+  }
 });
