@@ -1,13 +1,15 @@
 // The two servers of the differential suite — the upstream JS dev server (pinned, installed
 // on demand) and agentplane (`agentplane dev`) — on the same project, and what a scenario
 // uses to talk to one of them: the SDK's Client, raw fetch and SSE. Each is started once
-// per suite.
+// per suite. agentplane keeps its state in memory, or with AGENTPLANE_TEST_BACKEND=postgres
+// in a fresh database of the run's PostgreSQL (test/support/postgres.ts), dropped when it stops.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { ensureUpstreamCli, stageProject, startUpstreamDev, type UpstreamInstall } from '../../scripts/upstream/langgraphCli.ts';
 import { ROOT } from '../support/server.ts';
 import { logLine } from '../support/logLines.ts';
+import { dropFreshDatabase, freshDatabaseUrl, testBackend } from '../support/postgres.ts';
 
 export const PROJECT = path.join(ROOT, 'test/fixtures/differential-project');
 /** The user every scenario acts as unless it says otherwise (see the project's src/auth.ts). */
@@ -75,14 +77,32 @@ export async function startServers(log: (line: string) => void, served: ServedPr
   };
 }
 
-/** `agentplane dev` in the project's folder, state in memory, no reloading (as the upstream dev server). */
+/**
+ * `agentplane dev` in the project's folder, no reloading (as the upstream dev server), state in
+ * memory: on the PostgreSQL test backend its records in a database of its own, dropped when it
+ * stops, and nothing on disk either way.
+ */
 async function startAgentplaneDev(dir: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const database = testBackend() === 'postgres' ? await freshDatabaseUrl() : null;
+  try {
+    return await startDevOn(dir, env, database);
+  } catch (err) {
+    if (database) await dropFreshDatabase(database);
+    throw err;
+  }
+}
+
+async function startDevOn(dir: string, env: Record<string, string>, database: string | null): Promise<RunningServer> {
   const child: ChildProcess = spawn(
     process.execPath,
     [path.join(ROOT, 'bin/agentplane.js'), 'dev', '--memory', '--no-reload', '--port', '0', '--host', '127.0.0.1'],
     {
       cwd: dir,
-      env: withoutKeys({ ...process.env, LOG_LEVEL: 'info', ...env }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR']),
+      // a DATABASE_URL of the caller's is not the suite's: the server is on PostgreSQL only when the test backend says so
+      env: {
+        ...withoutKeys({ ...process.env, LOG_LEVEL: 'info', ...env }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR', 'DATABASE_URL']),
+        ...(database ? { DATABASE_URL: database } : {}),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -91,12 +111,21 @@ async function startAgentplaneDev(dir: string, env: Record<string, string> = {})
   child.stderr!.on('data', (d) => (out = (out + d).slice(-200_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agentplane dev did not start within 90 s:\n${out.slice(-3000)}`)), 90_000);
+    const timer = setTimeout(() => {
+      // a server that did not start in time is killed: left running, it would hold its database
+      child.kill('SIGKILL');
+      reject(new Error(`agentplane dev did not start within 90 s:\n${out.slice(-3000)}`));
+    }, 90_000);
     const check = () => {
       const listening = logLine(out, 'agentplane listening');
-      if (listening) {
-        clearTimeout(timer);
-        resolve(listening.url);
+      if (!listening) return;
+      clearTimeout(timer);
+      // the suite's verdict on PostgreSQL holds only if the server is on it
+      const store = database ? 'postgresql' : 'embedded';
+      if (listening.store === store) resolve(listening.url);
+      else {
+        child.kill('SIGKILL');
+        reject(new Error(`agentplane dev listens on the ${String(listening.store)} store, not ${store}:\n${out.slice(-3000)}`));
       }
     };
     child.stdout!.on('data', check);
@@ -105,17 +134,21 @@ async function startAgentplaneDev(dir: string, env: Record<string, string> = {})
       reject(new Error(`agentplane dev exited:\n${out.slice(-3000)}`));
     });
   });
+  let stopped: Promise<void> | null = null;
   return {
     name: 'agentplane',
     url,
     output: () => out,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await exited;
+          clearTimeout(timer);
+        }
+        if (database) await dropFreshDatabase(database);
+      })()),
   };
 }
 

@@ -36,6 +36,15 @@ export async function freshDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
+/** Drops a database freshDatabaseUrl made, now (a server's own, once that server has stopped) rather than when this process ends. */
+export async function dropFreshDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const at = created.indexOf(name);
+  if (at < 0 || !cluster) return;
+  created.splice(at, 1);
+  await dropDatabases(await cluster, [name]);
+}
+
 function runTag(): string {
   return (process.env[TEST_RUN_ENV] ??= randomUUID().slice(0, 8)).replace(/[^a-z0-9]/gi, '').toLowerCase();
 }
