@@ -1,7 +1,7 @@
 // `npx tsx scripts/bench/freshThreadsCpu.ts <other tree|-> [rounds] [client…]` (issue 86): the fresh
 // phase's 100-thread scenario (freshPeer.ts: a fresh server, the same untimed warm-up, then 1,000
 // LangGraph echo runs over 100 threads through the SDK) on this tree and another built tree (a copy
-// of a baseline's checkout with its dist/; `-` for none), in alternating rounds, each round a
+// of a baseline's checkout with its dist/; `-` for none; `<tree>@<flag>,<flag>` runs it with those node flags or NAME=value environment variables, `.` being this tree), in alternating rounds, each round a
 // fresh server per tree. Beside runs/s it prints what every thread of the machine's work used per
 // run, read from /proc/<pid>/task/*/schedstat over the timed part (on a shared 2-core machine the
 // least moved figure): the server's main thread, its two busiest other threads (the run workers),
@@ -26,7 +26,16 @@ import { BENCH_GRAPH } from './graph.ts';
 const [otherArg = '-', roundsArg = '3', ...clientArgs] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const clients: FreshClient[] = (clientArgs.length ? clientArgs : ['64']).map((c) => (c === 'default' ? 'default client' : 'maxConcurrency 64'));
-const trees = [{ name: 'this tree', root: ROOT }, ...(otherArg === '-' ? [] : [{ name: path.basename(path.resolve(otherArg)), root: path.resolve(otherArg) }])];
+// `<tree>@<flag>,<flag>`: that tree's server with those node flags (`.@--no-parallel-scavenge`: this tree so)
+const other = (() => {
+  const [tree = '.', flags = ''] = otherArg.split('@');
+  const root = tree === '.' ? ROOT : path.resolve(tree);
+  // a flag NAME=value is an environment variable of the server's instead
+  const list = flags ? flags.split(',') : [];
+  const env = Object.fromEntries(list.filter((f) => /^[A-Z_]+=/.test(f)).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
+  return { name: `${tree === '.' ? 'this tree' : path.basename(root)}${flags ? ` ${flags}` : ''}`, root, flags: list.filter((f) => !/^[A-Z_]+=/.test(f)), env };
+})();
+const trees = [{ name: 'this tree', root: ROOT, flags: [] as string[], env: {} as Record<string, string> }, ...(otherArg === '-' ? [] : [other])];
 const alone = process.env.FRESH_CPU_ALONE !== '0';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fresh-threads-cpu-'));
 const load = () =>
@@ -82,8 +91,13 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
     dataDir: path.join(work, `data-${round}-${tree.name}`),
     workDir: path.join(work, `w-${round}-${tree.name}`),
     root: tree.root,
+    env: tree.env,
     // FRESH_CPU_NODE_ARGS: more node flags for the server (space-separated)
-    nodeArgs: [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env.FRESH_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+    nodeArgs: [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(process.env.FRESH_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ...tree.flags,
+    ],
   });
   let window: { fromUs: number; toUs: number; runs: number } | undefined;
   try {
