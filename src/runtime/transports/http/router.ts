@@ -13,8 +13,12 @@ interface CompiledRoute {
   specificity: number;
   /** How many `/`-separated segments the template has (a parameter never spans two). */
   segments: number;
-  /** The template's first segment when it is literal; null when it is a parameter. */
-  first: string | null;
+  /**
+   * The template up to its first parameter (`/v2/deployments/` of `/v2/deployments/{id}`): a
+   * path that does not begin with it cannot match, so its regex is not run. The first segment
+   * alone let every route under `/v2/` with as many segments be tried by regex.
+   */
+  prefix: string;
 }
 
 export class Router {
@@ -63,7 +67,7 @@ export class Router {
       names,
       specificity: operation.path.replace(/\{[^}]+\}/g, '').length * 10 - names.length,
       segments: segmentCount(operation.path),
-      first: /^\/[^/{]+(?:\/|$)/.test(operation.path) ? firstSegment(operation.path) : null,
+      prefix: names.length === 0 ? operation.path : operation.path.slice(0, operation.path.indexOf('{')),
     });
   }
 
@@ -77,10 +81,9 @@ export class Router {
     const exact = this.literal.get(`${method} ${path}`);
     if (exact) return { kind: 'operation', operation: exact, pathParams: {} };
     // only this method's routes with as many segments are tried on the way to a match (the
-    // first segment compared before any regex runs); the others matter for a 405
-    const first = firstSegment(path);
+    // literal prefix compared before any regex runs); the others matter for a 405
     for (const route of this.templatedByMethod.get(method)?.get(segmentCount(path)) ?? []) {
-      if (route.first !== null && route.first !== first) continue;
+      if (!path.startsWith(route.prefix)) continue;
       const m = route.regex.exec(path);
       if (!m) continue;
       const pathParams: Record<string, string> = {};
@@ -98,12 +101,6 @@ function segmentCount(path: string): number {
   let count = 0;
   for (let i = 0; i < path.length; i += 1) if (path.charCodeAt(i) === 47) count += 1;
   return count;
-}
-
-/** The text between the first `/` and the next (or the end). */
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return end < 0 ? path.slice(1) : path.slice(1, end);
 }
 
 function safeDecode(segment: string): string {

@@ -56,3 +56,24 @@ test('a template is tried only against paths of its segment count; a leading par
   const notAllowed = r.match('PUT', '/acme/items/7');
   assert.deepEqual(notAllowed.kind === 'method-not-allowed' && notAllowed.allow, ['DELETE', 'GET']);
 });
+
+test("a template is tried only against paths that begin with its literal prefix; one prefix of another's takes only its own paths", () => {
+  const op = (operationId: string, method: string, path: string) => ({ operationId, method, path }) as never;
+  const r = new Router([
+    {
+      operations: [
+        op('a', 'GET', '/v2/a/{id}'),
+        op('ab', 'GET', '/v2/ab/{id}'),
+        op('anyKind', 'GET', '/v2/{kind}/{id}'),
+        op('runOf', 'GET', '/v2/a/{id}/runs/{run}'),
+      ],
+    },
+  ]);
+  const id = (m: ReturnType<Router['match']>) => (m.kind === 'operation' ? [m.operation.operationId, m.pathParams] : m.kind);
+  assert.deepEqual(id(r.match('GET', '/v2/a/1')), ['a', { id: '1' }]);
+  assert.deepEqual(id(r.match('GET', '/v2/ab/1')), ['ab', { id: '1' }], "'/v2/a/' is no prefix of it");
+  assert.deepEqual(id(r.match('GET', '/v2/abc/1')), ['anyKind', { kind: 'abc', id: '1' }]);
+  assert.deepEqual(id(r.match('GET', '/v2/a/1/runs/2')), ['runOf', { id: '1', run: '2' }], 'literal segments after a parameter still count');
+  assert.equal(id(r.match('GET', '/v2/a/1/jobs/2')), 'not-found');
+  assert.equal(id(r.match('GET', '/v3/a/1')), 'not-found');
+});
