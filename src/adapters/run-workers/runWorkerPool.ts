@@ -205,17 +205,6 @@ interface Request {
 }
 
 const SOURCES = import.meta.url.endsWith('.ts');
-/**
- * A run worker's young generation, at most (V8 gives a third of it to each semi-space: 4 MB). By
- * default V8 lets it grow to 48 MB (16 MB semi-spaces), which loading the project's modules does,
- * and keeps it: a warmed idle worker held ~15 MB more RSS (issue 86's idle RSS of a default start,
- * scripts/bench/startRss.ts: 214-224 MB settled against 204-208 with this cap, load 11-13). A
- * run of the agent graph allocates ~2.5-3.5 MB and the worker empties the young generation when
- * it goes idle after one (idleScavenge.ts), so a run still fits; runsAlternate.ts (8 runs at a
- * time in turns with the uncapped tree, load 13-15) measured 0.962x the CPU a run.
- */
-const WORKER_YOUNG_GENERATION_MB = 12;
-
 const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.meta.url);
 /** How many threads' workers the pool remembers (the oldest is forgotten first). */
 const AFFINITY_LIMIT = 10_000;
@@ -621,10 +610,7 @@ export class RunWorkerPool {
 
   private spawn(): Slot {
     // a graph that exhausts its heap ends its worker (ERR_WORKER_OUT_OF_MEMORY), not the server
-    const resourceLimits = {
-      maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
-      ...(this.options.memoryMb ? { maxOldGenerationSizeMb: this.options.memoryMb } : {}),
-    };
+    const resourceLimits = this.options.memoryMb ? { maxOldGenerationSizeMb: this.options.memoryMb } : undefined;
     const worker = new Worker(ENTRY, { workerData: this.setup, stdout: false, stderr: false, resourceLimits });
     let markReady!: () => void;
     let markFailed!: (err: Error) => void;
