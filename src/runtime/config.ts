@@ -260,6 +260,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     throw new Error(
       'AGENTPLANE_ROLE=queue needs DATABASE_URL (or --database): a queue worker executes the runs the API servers store in their shared PostgreSQL',
     );
+  const maxConcurrentRuns = positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10);
   return {
     port,
     grpcPort: role === 'queue' ? null : grpc.port,
@@ -325,12 +326,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     storeCacheMb: positiveInteger('AGENTPLANE_STORE_CACHE_MB', env.AGENTPLANE_STORE_CACHE_MB, 64),
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
-    maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10),
-    maxRunSlotsPerTenant: positiveInteger(
-      'AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT',
-      env.AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT,
-      Math.max(1, positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10) - 1),
-    ),
+    maxConcurrentRuns,
+    maxRunSlotsPerTenant: positiveInteger('AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT', env.AGENTPLANE_MAX_RUN_SLOTS_PER_TENANT, Math.max(1, maxConcurrentRuns - 1)),
     schemaWarmup: flag('AGENTPLANE_SCHEMA_WARMUP', env.AGENTPLANE_SCHEMA_WARMUP, true),
     runWorkerWarmup: flag('AGENTPLANE_RUN_WORKER_WARMUP', env.AGENTPLANE_RUN_WORKER_WARMUP, true),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
