@@ -14,6 +14,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 
 /** The shared server's admin URL, as scripts/run-tests.ts hands it to the test processes. */
 export const SHARED_POSTGRES_ENV = 'AGENTPLANE_TEST_POSTGRES_URL';
@@ -57,6 +58,17 @@ export async function withAdmin<T>(url: string, work: (admin: pg.Client) => Prom
     return await work(admin);
   } finally {
     await admin.end();
+  }
+}
+
+/** A fresh database with the store's schema (its migrations run), and a client on it for the length of `work`. */
+export async function withSchema(work: (admin: pg.Client) => Promise<void>): Promise<void> {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  try {
+    await withAdmin(url, work);
+  } finally {
+    await store.close();
   }
 }
 

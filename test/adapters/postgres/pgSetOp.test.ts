@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import type { WriteOp } from '../../../src/domain/ports/store.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { freshDatabaseUrl, withSchema } from '../../support/postgres.ts';
 
 interface Thread {
   thread_id: string;
@@ -71,11 +71,7 @@ test("PostgreSQL SetOp: a thread's end counts the run queued by a transaction th
 });
 
 test("PostgreSQL SetOp: whether a thread has runs pending is read from the thread's pending runs, not from its other runs nor other threads' pending ones", async () => {
-  const url = await freshDatabaseUrl();
-  const store = await openPgStore({ url });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
+  await withSchema(async (admin) => {
     // a thread with 2,000 runs done and one pending; 20 threads with 100 pending runs each
     await admin.query(
       `INSERT INTO agentplane_threads (thread_id, owner, status, created_at, updated_at, metadata, doc)
@@ -109,8 +105,5 @@ test("PostgreSQL SetOp: whether a thread has runs pending is read from the threa
     await admin.query(`UPDATE agentplane_runs SET status = 'success' WHERE run_id = 'r2001'`);
     assert.equal((await admin.query(`SELECT agentplane_runs_exist_now('t0', 'pending') AS pending`)).rows[0].pending, false);
     assert.equal((await admin.query(`SELECT agentplane_runs_exist_now('t0', 'success') AS done`)).rows[0].done, true);
-  } finally {
-    await admin.end();
-    await store.close();
-  }
+  });
 });

@@ -11,7 +11,7 @@ import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts
 import { CANDIDATE_SQL, NEXT_DUE_SQL, PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
 import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { freshDatabaseUrl, withSchema } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 
@@ -248,11 +248,7 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
 });
 
 test("a claim looks at each thread's first pending run, not at every pending run behind it", async () => {
-  const url = await freshDatabaseUrl();
-  const store = await openPgStore({ url });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
+  await withSchema(async (admin) => {
     // 4 threads with 100 pending runs each: the queue a busy tenant leaves behind
     await admin.query(
       `INSERT INTO agentplane_threads (thread_id, owner, status, created_at, updated_at, metadata, doc)
@@ -272,18 +268,11 @@ test("a claim looks at each thread's first pending run, not at every pending run
     // the pending runs' index and heap pages once, and a few per thread; a look for an
     // earlier pending run per pending run read 1,211 pages here
     assert.ok(plan[0].Plan['Shared Hit Blocks'] < 100, `pages read: ${plan[0].Plan['Shared Hit Blocks']}`);
-  } finally {
-    await admin.end();
-    await store.close();
-  }
+  });
 });
 
 test('a claim counts the runs running by their claims, not by every run that was ever running', async () => {
-  const url = await freshDatabaseUrl();
-  const store = await openPgStore({ url });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
+  await withSchema(async (admin) => {
     // 400 runs that ran and succeeded since the last vacuum (each left an entry for its
     // running version in the status index), one still running with its claim, one pending
     await admin.query('ALTER TABLE agentplane_runs SET (autovacuum_enabled = false)');
@@ -326,10 +315,7 @@ test('a claim counts the runs running by their claims, not by every run that was
       taken.map((r) => r.run_id),
       ['next'],
     );
-  } finally {
-    await admin.end();
-    await store.close();
-  }
+  });
 });
 
 /** The pages a statement reads (EXPLAIN's shared hits and reads), executed with `params`. */
@@ -355,11 +341,7 @@ async function busyQueue(admin: pg.Client): Promise<void> {
 }
 
 test("a claim reads each thread's first pending run, not the thread's queue behind it", async () => {
-  const url = await freshDatabaseUrl();
-  const store = await openPgStore({ url });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
+  await withSchema(async (admin) => {
     await busyQueue(admin);
     const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
     // a few pages a thread; read as every pending run of the index and each one's page kept
@@ -371,18 +353,11 @@ test("a claim reads each thread's first pending run, not the thread's queue behi
     // a thread whose first pending run is skipped offers none of its later ones
     const { rows: others } = await admin.query<{ run_id: string }>(sql, [['r2-1'], 10, 'replica', 9]);
     assert.deepEqual(others.map((r) => r.run_id).sort(), ['r1-1', 'r3-1', 'r4-1']);
-  } finally {
-    await admin.end();
-    await store.close();
-  }
+  });
 });
 
 test('the look for the next delayed run reads the delayed runs, not every pending run', async () => {
-  const url = await freshDatabaseUrl();
-  const store = await openPgStore({ url });
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
+  await withSchema(async (admin) => {
     await busyQueue(admin);
     await admin.query(
       `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc)
@@ -394,10 +369,7 @@ test('the look for the next delayed run reads the delayed runs, not every pendin
     // read as every pending run of the index and each one's page kept, ~160 pages
     const pages = await pagesRead(admin, NEXT_DUE_SQL, []);
     assert.ok(pages < 10, `pages read: ${pages}`);
-  } finally {
-    await admin.end();
-    await store.close();
-  }
+  });
 });
 
 test("a run's end state reads its thread's record only when asked: otherwise whether the thread is there", async () => {
