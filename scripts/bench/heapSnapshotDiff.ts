@@ -4,6 +4,8 @@
 // "(closure)" names its function, strings and code by kind); the rows that grew most are
 // printed, divided by `per` (the requests between the two snapshots: what one of them keeps).
 import fs from 'node:fs';
+import path from 'node:path';
+import { delay } from './proc.ts';
 
 interface Snapshot {
   snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
@@ -11,7 +13,30 @@ interface Snapshot {
   strings: string[];
 }
 
-type Tally = Map<string, { count: number; bytes: number }>;
+export type Tally = Map<string, { count: number; bytes: number }>;
+
+/**
+ * A heap snapshot of the process `pid` (started with --heapsnapshot-signal=SIGUSR2 and
+ * --diagnostic-dir=`dir`), tallied once it has written it whole (it is written as it is made:
+ * read until it parses); `written` is then given the file's path (to keep or delete it).
+ */
+export async function snapshotOf(pid: number, dir: string, written: (file: string) => void): Promise<Tally> {
+  const before = new Set(fs.readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (;;) {
+    await delay(2_000);
+    const file = fs.readdirSync(dir).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    if (!file) continue;
+    let counted: Tally;
+    try {
+      counted = tally(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')));
+    } catch {
+      continue; // not whole yet
+    }
+    written(path.join(dir, file));
+    return counted;
+  }
+}
 
 /** Every node's kind:name, counted and sized. */
 export function tally(snapshot: Snapshot): Tally {

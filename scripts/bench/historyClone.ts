@@ -24,8 +24,7 @@ import { ROOT, expectStatus, request, type Agentplane } from './agentplane.ts';
 import { RUNS_PER_THREAD, agentRuns } from './agentRuns.ts';
 import { bound, mb, metric, oldAgainstHot, rssParts, settled, startHistoryServer } from './historyMeasures.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { grown, tally } from './heapSnapshotDiff.ts';
-import { delay } from './proc.ts';
+import { grown, snapshotOf, type Tally } from './heapSnapshotDiff.ts';
 
 const RUNS = Number(process.argv[2] ?? process.env.HISTORY_RUNS ?? 100_000);
 const TEMPLATES = Number(process.env.HISTORY_TEMPLATE_THREADS ?? 20);
@@ -137,24 +136,9 @@ const who = { key: `bench-${randomUUID()}`, tenant: randomUUID() };
 const snapshots = process.env.HISTORY_SNAPSHOTS ? path.join(work, 'snapshots') : undefined;
 if (snapshots) fs.mkdirSync(snapshots);
 const nodeArgs = snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : [];
-type Tally = ReturnType<typeof tally>;
-/** A heap snapshot of the server (HISTORY_SNAPSHOTS), tallied once written whole (read until it parses), then deleted. */
+/** A heap snapshot of the server (HISTORY_SNAPSHOTS), tallied, then deleted. */
 async function snapshot(of: Agentplane): Promise<Tally | undefined> {
-  if (!snapshots) return undefined;
-  const before = new Set(fs.readdirSync(snapshots));
-  process.kill(of.pid, 'SIGUSR2');
-  for (;;) {
-    await delay(2_000);
-    const file = fs.readdirSync(snapshots).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
-    if (!file) continue;
-    try {
-      const counted = tally(JSON.parse(fs.readFileSync(path.join(snapshots, file), 'utf8')));
-      fs.rmSync(path.join(snapshots, file));
-      return counted;
-    } catch {
-      // not whole yet
-    }
-  }
+  return snapshots ? snapshotOf(of.pid, snapshots, (file) => fs.rmSync(file)) : undefined;
 }
 function printGrown(title: string, from: Tally | undefined, to: Tally | undefined): void {
   if (!from || !to) return;

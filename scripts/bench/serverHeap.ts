@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ROOT, request, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
 import { agentRuns } from './agentRuns.ts';
-import { grown, tally } from './heapSnapshotDiff.ts';
+import { grown, snapshotOf, type Tally } from './heapSnapshotDiff.ts';
 
 const RUNS = Number(process.argv[2] ?? 2_000);
 const TOP = Number(process.argv[3] ?? 25);
@@ -25,24 +25,11 @@ async function heapUsed(ap: Agentplane): Promise<number> {
   return Number(/^nodejs_heap_size_used_bytes\s+(\S+)/m.exec(res.text)?.[1] ?? NaN);
 }
 
-type Tally = ReturnType<typeof tally>;
-
-/** A heap snapshot of the server, tallied once it has written it whole (it is written as it is made: read until it parses). */
-async function snapshot(ap: Agentplane, name: string): Promise<Tally> {
-  const before = new Set(fs.readdirSync(snapshots));
-  process.kill(ap.pid, 'SIGUSR2');
-  for (;;) {
-    await delay(2_000);
-    const file = fs.readdirSync(snapshots).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
-    if (!file) continue;
-    try {
-      const counted = tally(JSON.parse(fs.readFileSync(path.join(snapshots, file), 'utf8')));
-      if (process.env.SERVER_HEAP_KEEP) fs.copyFileSync(path.join(snapshots, file), path.join(process.env.SERVER_HEAP_KEEP, `${name}.heapsnapshot`));
-      return counted;
-    } catch {
-      // not whole yet
-    }
-  }
+/** A heap snapshot of the server, tallied (SERVER_HEAP_KEEP: kept there as `name`). */
+function snapshot(ap: Agentplane, name: string): Promise<Tally> {
+  return snapshotOf(ap.pid, snapshots, (file) => {
+    if (process.env.SERVER_HEAP_KEEP) fs.copyFileSync(file, path.join(process.env.SERVER_HEAP_KEEP, `${name}.heapsnapshot`));
+  });
 }
 
 const ap = await startAgentplane({
