@@ -179,6 +179,10 @@ describe('dashboard: control plane', () => {
     await screenshot(page, 'revision-logs');
     // the list shows the same: the deployment's status and its latest revision's, each in its column
     const list = await open('/dashboard/deployments?name_contains=failing-agent');
+    const row = list.locator('tbody tr', { hasText: 'failing-agent' });
+    await row.locator('td').nth(1).locator('.status', { hasText: 'READY' }).waitFor();
+    await row.locator('td').nth(2).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
+    // the table is drawn once the list has loaded: its head is read after the row is there
     assert.deepEqual(
       await list
         .locator('thead th')
@@ -186,9 +190,6 @@ describe('dashboard: control plane', () => {
         .then((h) => h.slice(1, 3)),
       ['Deployment status', 'Latest revision'],
     );
-    const row = list.locator('tbody tr', { hasText: 'failing-agent' });
-    await row.locator('td').nth(1).locator('.status', { hasText: 'READY' }).waitFor();
-    await row.locator('td').nth(2).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
     // the filter says which status it filters: READY lists the row, whose READY is in the column the filter names
     await list.getByLabel('Deployment status').selectOption('READY');
     await list.getByRole('button', { name: 'Filter' }).click();
@@ -400,6 +401,9 @@ describe('dashboard: agent server', () => {
     const settings = page.getByRole('region', { name: 'Run settings' });
     const context = settings.getByRole('form', { name: 'Run context' });
     const priority = context.getByLabel(/^Priority/);
+    // the form is drawn once the schemas have loaded: read its options only after it is there
+    // (read at once, before GET /assistants/{id}/schemas answered, it had none)
+    await priority.waitFor();
     assert.deepEqual((await priority.locator('option').allTextContents()).slice(1), ['low', 'normal', 'high']);
     assert.equal(await context.getByLabel(/^Greeting/).getAttribute('placeholder'), 'default: Hello');
     assert.deepEqual(
