@@ -14,7 +14,8 @@
 // the restart to /ok. It prints what the RSS is made of (smaps_rollup) beside. HISTORY_KEEP=1 keeps
 // the directory (under .bench/). HISTORY_SNAPSHOTS=1 also takes heap snapshots of the server (fresh,
 // holding the history, 30 s after the more runs) and prints what each holds more of than the one
-// before, by constructor (heapSnapshotDiff.ts): where the heap over the bound is.
+// before, by constructor (heapSnapshotDiff.ts): where the heap over the bound is; with HISTORY_KEEP
+// they are kept beside the directory (snapshots/fresh, holding, after-more-runs.heapsnapshot).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -136,9 +137,12 @@ const who = { key: `bench-${randomUUID()}`, tenant: randomUUID() };
 const snapshots = process.env.HISTORY_SNAPSHOTS ? path.join(work, 'snapshots') : undefined;
 if (snapshots) fs.mkdirSync(snapshots);
 const nodeArgs = snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : [];
-/** A heap snapshot of the server (HISTORY_SNAPSHOTS), tallied, then deleted. */
-async function snapshot(of: Agentplane): Promise<Tally | undefined> {
-  return snapshots ? snapshotOf(of.pid, snapshots, (file) => fs.rmSync(file)) : undefined;
+/** A heap snapshot of the server (HISTORY_SNAPSHOTS), tallied, then deleted (kept with HISTORY_KEEP, for its retainers). */
+async function snapshot(of: Agentplane, name: string): Promise<Tally | undefined> {
+  if (!snapshots) return undefined;
+  return snapshotOf(of.pid, snapshots, (file) =>
+    process.env.HISTORY_KEEP ? fs.renameSync(file, path.join(snapshots, `${name}.heapsnapshot`)) : fs.rmSync(file),
+  );
 }
 function printGrown(title: string, from: Tally | undefined, to: Tally | undefined): void {
   if (!from || !to) return;
@@ -149,7 +153,7 @@ function printGrown(title: string, from: Tally | undefined, to: Tally | undefine
 let ap: Agentplane = await startHistoryServer(dataDir, work, who, nodeArgs);
 try {
   const fresh = await settled(ap);
-  const freshTally = await snapshot(ap);
+  const freshTally = await snapshot(ap, 'fresh');
   console.log(`fresh: start ${ap.startMs.toFixed(0)} ms, heap ${mb(fresh.heap)} MB, RSS ${mb(fresh.rss)} MB ${JSON.stringify(rssParts(ap))}; load ${load()}`);
   const threads: string[] = [];
   await agentRuns(ap, TEMPLATES * RUNS_PER_THREAD, 8, (_, threadId) => threads.push(threadId));
@@ -186,7 +190,7 @@ try {
   console.log(
     `holding ${RUNS} runs: heap ${mb(held.heap)} MB (bound ${mb(bound(fresh.heap))}), RSS ${mb(held.rss)} MB (bound ${mb(bound(fresh.rss))}) ${JSON.stringify(rssParts(ap))}; load ${load()}`,
   );
-  const heldTally = await snapshot(ap);
+  const heldTally = await snapshot(ap, 'holding');
   printGrown('the heap holding the history over the fresh one', freshTally, heldTally);
   const reads = await oldAgainstHot(
     ap,
@@ -200,7 +204,7 @@ try {
   console.log(
     `after ${MORE_RUNS} more runs: heap ${mb(after.heap)} MB, RSS ${mb(after.rss)} MB; 30 s later heap ${mb(later.heap)} MB, RSS ${mb(later.rss)} MB ${JSON.stringify(rssParts(ap))}; external ${mb(await metric(ap, 'nodejs_external_memory_bytes'))} MB; load ${load()}`,
   );
-  printGrown(`the heap ${MORE_RUNS} runs later over the one holding the history`, heldTally, await snapshot(ap));
+  printGrown(`the heap ${MORE_RUNS} runs later over the one holding the history`, heldTally, await snapshot(ap, 'after-more-runs'));
   const verdicts = {
     heap: Math.max(held.heap, later.heap) <= bound(fresh.heap),
     rss: Math.max(held.rss, later.rss) <= bound(fresh.rss),

@@ -2,7 +2,7 @@
 // record's entry by id (its value, or where a paged value is on disk: pagedValues.ts), the
 // collection's insertion order and its indexes. A grouped collection (recordGroups.ts) holds
 // one of these per group of records, loaded while the group is in use.
-import { OrderedIds, type Positions } from './orderedIds.ts';
+import { OrderedIds, type Held, type IdHandles, type Positions } from './orderedIds.ts';
 import { cacheCost, type PagedFiles, type ValueCache, type Location } from './pagedValues.ts';
 import type { Kept } from './keptEntry.ts';
 import type { KeptStrings } from './keptStrings.ts';
@@ -63,20 +63,21 @@ export interface Paging {
 class EntrySlots implements Positions {
   size = 0;
   constructor(private readonly records: RecordMap) {}
-  has(id: string): boolean {
-    return (this.records.get(id)?.slot ?? -1) >= 0;
+  // the order of a collection not packed holds the ids themselves
+  has(id: Held): boolean {
+    return (this.records.get(id as string)?.slot ?? -1) >= 0;
   }
-  get(id: string): number | undefined {
-    const slot = this.records.get(id)?.slot ?? -1;
+  get(id: Held): number | undefined {
+    const slot = this.records.get(id as string)?.slot ?? -1;
     return slot >= 0 ? slot : undefined;
   }
-  set(id: string, at: number): void {
-    const entry = this.records.get(id)!;
+  set(id: Held, at: number): void {
+    const entry = this.records.get(id as string)!;
     if (entry.slot < 0) this.size += 1;
     entry.slot = at;
   }
-  delete(id: string): void {
-    const entry = this.records.get(id);
+  delete(id: Held): void {
+    const entry = this.records.get(id as string);
     if (!entry || entry.slot < 0) return;
     entry.slot = -1;
     this.size -= 1;
@@ -91,6 +92,8 @@ export class CollectionState {
   load: (() => Promise<void>) | null = null;
   /** Insertion order, walkable from the newest end without copying. */
   readonly order: OrderedIds;
+  /** The numbers the order and the indexes hold for the ids of packed records (else the ids). */
+  private readonly handles: IdHandles | null;
   private readonly indexes = new Map<string, Map<string, OrderedIds>>();
   /** Per indexed field whose index holds only some values, those values (the others are found by a scan). */
   private readonly indexedOnly = new Map<string, readonly string[]>();
@@ -114,7 +117,8 @@ export class CollectionState {
   ) {
     const records: RecordMap = packed && paging ? new PackedRecords(paging.kept) : new Map<string, Kept>();
     this.records = records;
-    this.order = new OrderedIds(records.positions ?? new EntrySlots(records));
+    this.handles = records.handles ?? null;
+    this.order = new OrderedIds(records.positions ?? new EntrySlots(records), this.handles);
   }
 
   get size(): number {
@@ -180,7 +184,7 @@ export class CollectionState {
       if (previous && was === after) continue;
       if (previous) this.indexesInOrder = false;
       if (this.holdsInIndex(field, was)) dropFromIndex(index, was, id);
-      if (this.holdsInIndex(field, after)) addToIndex(index, after, id);
+      if (this.holdsInIndex(field, after)) addToIndex(index, after, id, this.handles);
     }
     let j = 0;
     for (const [field, state] of this.ascending) {
@@ -280,9 +284,10 @@ export class CollectionState {
     const index = new Map<string, OrderedIds>();
     this.indexes.set(field, index);
     if (only) this.indexedOnly.set(field, only);
-    for (const [id, entry] of this.records) {
-      const key = this.fieldOf(entry, field);
-      if (this.holdsInIndex(field, key)) addToIndex(index, key, id);
+    // in the records' order (a packed collection's records are not kept in it)
+    for (const id of this.order.forward()) {
+      const key = this.fieldOf(this.records.get(id)!, field);
+      if (this.holdsInIndex(field, key)) addToIndex(index, key, id, this.handles);
     }
   }
 
@@ -308,9 +313,9 @@ export class CollectionState {
   }
 }
 
-function addToIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
+function addToIndex(index: Map<string, OrderedIds>, key: string, id: string, handles: IdHandles | null): void {
   let ids = index.get(key);
-  if (!ids) index.set(key, (ids = new OrderedIds()));
+  if (!ids) index.set(key, (ids = new OrderedIds(null, handles)));
   ids.add(id);
 }
 

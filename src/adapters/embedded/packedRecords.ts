@@ -4,8 +4,10 @@
 // its array of kept fields, each time a string of its own) that was ~250 bytes of heap a run
 // beside its id. Here a record is a row of typed columns (its seq, where its value is, its
 // place in the order, each time as a number) and its kept fields' references in one array;
-// the entry a reader sees (Kept) is made from the row when it is read.
-import type { Positions } from './orderedIds.ts';
+// the entry a reader sees (Kept) is made from the row when it is read. Its id is kept by number
+// (packedIds.ts), and so are its places in the collection's order and indexes (orderedIds.ts).
+import type { IdHandles, Positions } from './orderedIds.ts';
+import { PackedIds } from './packedIds.ts';
 import type { Kept } from './keptEntry.ts';
 
 /** The kept fields packed as numbers when their value is what `new Date(ms).toISOString()` gives back (a record's times). */
@@ -30,6 +32,8 @@ export interface RecordMap {
   [Symbol.iterator](): IterableIterator<[string, Kept]>;
   /** Where the order's places are kept, when the map keeps them (else on the entries). */
   readonly positions?: Positions;
+  /** The numbers the order and the indexes hold for its ids, when it numbers them (else the ids). */
+  readonly handles?: IdHandles;
   /** Writes back where the version `entry` is now, when entries are read as copies. */
   relocated?(id: string, entry: Kept): void;
 }
@@ -45,9 +49,15 @@ export function sameVersion(a: Kept | undefined, b: Kept): boolean {
 }
 
 const NONE = -1;
+/** In a kept field's slot: the field holds the record's own id (a run's `run_id`), read back from its handle. */
+const OWN_ID = Symbol('own id');
 
-export class PackedRecords implements RecordMap {
-  private readonly rows = new Map<string, number>();
+export class PackedRecords implements RecordMap, IdHandles {
+  private readonly ids = new PackedIds();
+  /** Per id's handle, the row of its record's version. */
+  private rowOf = new Int32Array(0);
+  /** Per row, the handle of its record's id. */
+  private owners = new Int32Array(0);
   private readonly free: number[] = [];
   private capacity = 0;
   private used = 0;
@@ -91,16 +101,33 @@ export class PackedRecords implements RecordMap {
   }
 
   get size(): number {
-    return this.rows.size;
+    return this.ids.size;
+  }
+
+  get handles(): IdHandles {
+    return this;
+  }
+
+  handleOf(id: string): number | undefined {
+    return this.ids.handleOf(id);
+  }
+
+  idOf(handle: number): string {
+    return this.ids.idOf(handle);
   }
 
   has(id: string): boolean {
-    return this.rows.has(id);
+    return this.ids.handleOf(id) !== undefined;
   }
 
   get(id: string): Kept | undefined {
-    const row = this.rows.get(id);
+    const row = this.rowFor(id);
     return row === undefined ? undefined : this.entryAt(row);
+  }
+
+  private rowFor(id: string): number | undefined {
+    const handle = this.ids.handleOf(id);
+    return handle === undefined ? undefined : this.rowOf[handle];
   }
 
   /**
@@ -109,56 +136,62 @@ export class PackedRecords implements RecordMap {
    * version number.
    */
   set(id: string, entry: Kept): void {
-    const previous = this.rows.get(id);
+    let handle = this.ids.handleOf(id);
+    const previous = handle === undefined ? undefined : this.rowOf[handle]!;
+    if (handle === undefined) {
+      handle = this.ids.add(id);
+      if (handle >= this.rowOf.length) this.rowOf = widen(this.rowOf, new Int32Array(Math.max(64, this.rowOf.length * 2)));
+    }
     const row = this.free.pop() ?? this.grow();
     const version = ++versions;
     entry.version = version;
     this.seqs[row] = entry.seq;
     this.versionOf[row] = version;
     this.slots[row] = entry.slot;
-    this.place(row, entry);
-    this.rows.set(id, row);
+    this.owners[row] = handle;
+    this.place(row, entry, id);
+    this.rowOf[handle] = row;
     if (previous !== undefined) this.release(previous);
   }
 
   /** Writes where the value of the record's version `entry` is now (a snapshot moved it), and its kept fields; its version stays. */
   relocated(id: string, entry: Kept): void {
-    const row = this.rows.get(id);
-    if (row !== undefined && this.versionOf[row] === entry.version) this.place(row, entry);
+    const row = this.rowFor(id);
+    if (row !== undefined && this.versionOf[row] === entry.version) this.place(row, entry, id);
   }
 
   delete(id: string): boolean {
-    const row = this.rows.get(id);
-    if (row === undefined) return false;
-    this.rows.delete(id);
-    this.release(row);
+    const handle = this.ids.handleOf(id);
+    if (handle === undefined) return false;
+    this.release(this.rowOf[handle]!);
+    this.ids.remove(handle);
     return true;
   }
 
-  keys(): IterableIterator<string> {
-    return this.rows.keys();
+  /** The ids, by handle: not the order they were written in (the collection's order is in collectionState.ts). */
+  *keys(): IterableIterator<string> {
+    for (const handle of this.ids.handles()) yield this.ids.idOf(handle);
   }
 
   *values(): IterableIterator<Kept> {
-    for (const row of this.rows.values()) yield this.entryAt(row);
+    for (const handle of this.ids.handles()) yield this.entryAt(this.rowOf[handle]!);
   }
 
   *entries(): IterableIterator<[string, Kept]> {
-    for (const [id, row] of this.rows) yield [id, this.entryAt(row)];
+    for (const handle of this.ids.handles()) yield [this.ids.idOf(handle), this.entryAt(this.rowOf[handle]!)];
   }
 
   [Symbol.iterator](): IterableIterator<[string, Kept]> {
     return this.entries();
   }
 
-  slotOf(id: string): number {
-    const row = this.rows.get(id);
-    return row === undefined ? NONE : this.slots[row]!;
+  /** The place in the order of the record whose id's handle is `handle`. */
+  slotOf(handle: number): number {
+    return this.slots[this.rowOf[handle]!]!;
   }
 
-  setSlot(id: string, slot: number): void {
-    const row = this.rows.get(id);
-    if (row !== undefined) this.slots[row] = slot;
+  setSlot(handle: number, slot: number): void {
+    this.slots[this.rowOf[handle]!] = slot;
   }
 
   private entryAt(row: number): Kept {
@@ -198,10 +231,11 @@ export class PackedRecords implements RecordMap {
       const ms = this.times[row * this.timeCount + t]!;
       return Number.isNaN(ms) ? this.oddTimes.get(row * this.timeCount + t) : new Date(ms).toISOString();
     }
-    return this.refs[row * this.refWidth + this.refAt[at]!];
+    const ref = this.refs[row * this.refWidth + this.refAt[at]!];
+    return ref === OWN_ID ? this.ids.idOf(this.owners[row]!) : ref;
   }
 
-  private place(row: number, entry: Kept): void {
+  private place(row: number, entry: Kept, id: string): void {
     this.files[row] = entry.file ?? 0;
     this.ats[row] = entry.at ?? 0;
     this.lens[row] = entry.len ?? 0;
@@ -214,7 +248,7 @@ export class PackedRecords implements RecordMap {
       const key = keys?.[at];
       const t = this.timeAt[at]!;
       if (t === NONE) {
-        this.refs[row * this.refWidth + this.refAt[at]!] = key;
+        this.refs[row * this.refWidth + this.refAt[at]!] = key === id ? OWN_ID : key;
         continue;
       }
       const ms = typeof key === 'string' ? packedTime(key) : NaN;
@@ -242,6 +276,7 @@ export class PackedRecords implements RecordMap {
       this.files = widen(this.files, new Uint32Array(capacity));
       this.lens = widen(this.lens, new Uint32Array(capacity));
       this.slots = widen(this.slots, new Int32Array(capacity));
+      this.owners = widen(this.owners, new Int32Array(capacity));
       this.keyed = widen(this.keyed, new Uint8Array(capacity));
       this.times = widen(this.times, new Float64Array(capacity * this.timeCount));
       this.capacity = capacity;
@@ -306,24 +341,24 @@ function packedTime(text: string): number {
   return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN;
 }
 
-/** The places in the collection's order, held on the rows. */
+/** The places in the collection's order, held on the rows; keyed by the ids' handles, as the order holds them. */
 class PackedSlots implements Positions {
   size = 0;
   constructor(private readonly records: PackedRecords) {}
-  has(id: string): boolean {
-    return this.records.slotOf(id) >= 0;
+  has(handle: number): boolean {
+    return this.records.slotOf(handle) >= 0;
   }
-  get(id: string): number | undefined {
-    const slot = this.records.slotOf(id);
+  get(handle: number): number | undefined {
+    const slot = this.records.slotOf(handle);
     return slot >= 0 ? slot : undefined;
   }
-  set(id: string, at: number): void {
-    if (this.records.slotOf(id) < 0) this.size += 1;
-    this.records.setSlot(id, at);
+  set(handle: number, at: number): void {
+    if (this.records.slotOf(handle) < 0) this.size += 1;
+    this.records.setSlot(handle, at);
   }
-  delete(id: string): void {
-    if (this.records.slotOf(id) < 0) return;
-    this.records.setSlot(id, NONE);
+  delete(handle: number): void {
+    if (this.records.slotOf(handle) < 0) return;
+    this.records.setSlot(handle, NONE);
     this.size -= 1;
   }
 }

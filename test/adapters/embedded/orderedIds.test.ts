@@ -3,7 +3,9 @@
 // comes and goes (issue 86).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { OrderedIds } from '../../../src/adapters/embedded/orderedIds.ts';
+import { PackedIds } from '../../../src/adapters/embedded/packedIds.ts';
 
 test('an id that leaves and comes back is at the newest end, once, in a large set as in a small one', () => {
   for (const count of [5, 100]) {
@@ -54,4 +56,30 @@ test('an id that leaves and comes back again and again costs about the same amon
   const few = Math.min(churn(100), churn(100));
   const many = Math.min(churn(20_000), churn(20_000));
   assert.ok(many < 20 * few, `10,000 deletes and adds of one id: ${many / 1e6} ms among 20,000 ids, ${few / 1e6} ms among 100`);
+});
+
+test("a set of a packed collection's ids holds their numbers and walks back to the ids, small or large (issue 91)", () => {
+  const ids = new PackedIds();
+  for (const count of [5, 100]) {
+    const set = new OrderedIds(null, ids);
+    const added = Array.from({ length: count }, () => randomUUID());
+    for (const id of added) {
+      ids.add(id);
+      set.add(id);
+    }
+    assert.equal(set.delete(added[1]!), true);
+    assert.equal(set.has(added[1]!), false);
+    assert.equal(set.has(randomUUID()), false, 'an id not numbered is not held');
+    assert.equal(set.delete(randomUUID()), false);
+    set.add(added[1]!);
+    const walked = [...set.forward()];
+    assert.deepEqual(walked, [added[0], ...added.slice(2), added[1]]);
+    assert.deepEqual([...set.backward()], walked.reverse());
+    const slots = (set as unknown as { slots: unknown[] }).slots;
+    assert.ok(
+      slots.every((held) => held === undefined || typeof held === 'number'),
+      'numbers, not the ids',
+    );
+  }
+  assert.throws(() => new OrderedIds(null, ids).add(randomUUID()), /no number/);
 });

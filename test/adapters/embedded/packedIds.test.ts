@@ -1,0 +1,56 @@
+// The ids of packed records by number (issue 91): a UUID kept as its 16 bytes reads back as it
+// was written, any other id is kept as it came, and numbers let go are taken again.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { PackedIds } from '../../../src/adapters/embedded/packedIds.ts';
+
+test('each id reads back from its number as it was added: a UUID from its bytes, any other form as it came', () => {
+  const ids = new PackedIds();
+  const uuid = randomUUID();
+  const others = [
+    uuid.toUpperCase(),
+    `${uuid.slice(0, 35)}g`,
+    uuid.replaceAll('-', ''),
+    `{${uuid}}`,
+    'r1',
+    '',
+    'ü'.repeat(36),
+    '00000000-0000-0000-0000-000000000000',
+  ];
+  const handles = [uuid, ...others].map((id) => ids.add(id));
+  assert.equal(new Set(handles).size, handles.length);
+  [uuid, ...others].forEach((id, i) => {
+    assert.equal(ids.handleOf(id), handles[i]);
+    assert.equal(ids.idOf(handles[i]!), id);
+  });
+  assert.equal(ids.size, 1 + others.length);
+  assert.equal(ids.handleOf(randomUUID()), undefined);
+  assert.equal(ids.handleOf(uuid.slice(0, 35) + (uuid[35] === 'a' ? 'b' : 'a')), undefined, 'a UUID one digit apart');
+});
+
+test('numbers let go are taken again, and the ids still held are found through many comings and goings', () => {
+  const ids = new PackedIds();
+  const held = new Map<string, number>();
+  for (let round = 0; round < 20; round += 1) {
+    for (let i = 0; i < 500; i += 1) {
+      const id = i % 50 === 0 ? `other-${round}-${i}` : randomUUID();
+      held.set(id, ids.add(id));
+    }
+    // every other id goes, some of them right after they came
+    let k = 0;
+    for (const [id, handle] of held) {
+      if (k++ % 2 === 0) continue;
+      ids.remove(handle);
+      held.delete(id);
+    }
+  }
+  assert.equal(ids.size, held.size);
+  for (const [id, handle] of held) {
+    assert.equal(ids.handleOf(id), handle);
+    assert.equal(ids.idOf(handle), id);
+  }
+  assert.deepEqual(new Set(ids.handles()), new Set(held.values()));
+  // the numbers stay below what was ever held at once
+  assert.ok(Math.max(...held.values()) < 2 * 500 + held.size, `highest number ${Math.max(...held.values())}`);
+});
