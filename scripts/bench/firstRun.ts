@@ -33,7 +33,10 @@
 // FIRST_RUN_CLIENT=sdk makes the threads and streams with `@langchain/langgraph-sdk`'s Client, as
 // users run it (a new Client for each start, its first token its first `messages` chunk; the
 // SDK's code warmed on the bare server as the bench's own is), in place of the bench's fetch (its
-// server CPU per run then holds the thread's creation too).
+// server CPU per run then holds the thread's creation too). FIRST_RUN_GC=1 has every thread of the
+// servers write each of V8's collections (firstRunGc.mjs, preloaded) and prints, for each run, those
+// that began inside it by thread (before its first token or after), with the young generation's
+// capacity after each: which runs a scavenge falls in, which the machine's load does not decide.
 import { Client } from '@langchain/langgraph-sdk';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,6 +71,8 @@ const WINDOWS = process.env.FIRST_RUN_WINDOWS;
 const THREADS = process.env.FIRST_RUN_THREADS === '1';
 const COVERAGE = process.env.FIRST_RUN_COVERAGE;
 const COVERAGE_PRELOAD = path.join(import.meta.dirname, 'firstRunCoverage.mjs');
+const GC = process.env.FIRST_RUN_GC === '1';
+const GC_PRELOAD = path.join(import.meta.dirname, 'firstRunGc.mjs');
 const OUTPUT = process.env.FIRST_RUN_OUTPUT;
 const windows: { round: number; run: number; sent: number; first: number; end: number; sentAt?: number }[] = [];
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -214,7 +219,14 @@ async function oneStart(tree: string, round: number): Promise<Start> {
   const server = await startChild({
     name: `agentplane (${tree})`,
     command: process.execPath,
-    args: [...NODE_ARGS, ...(COVERAGE ? ['--import', COVERAGE_PRELOAD] : []), 'bin/agentplane.js', 'serve', ...SERVER_ARGS],
+    args: [
+      ...NODE_ARGS,
+      ...(COVERAGE ? ['--import', COVERAGE_PRELOAD] : []),
+      ...(GC ? ['--import', GC_PRELOAD] : []),
+      'bin/agentplane.js',
+      'serve',
+      ...SERVER_ARGS,
+    ],
     cwd: tree,
     env,
     port,
@@ -234,6 +246,7 @@ async function oneStart(tree: string, round: number): Promise<Start> {
     const runs: number[] = [];
     const cpu: number[] = [];
     const threads: Record<string, number>[] = [];
+    const runWindows: (typeof windows)[number][] = [];
     const client = SDK ? new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } }) : undefined;
     for (let i = 0; i < RUNS; i++) {
       if (i > 0) await delay(GAP_MS);
@@ -249,11 +262,13 @@ async function oneStart(tree: string, round: number): Promise<Start> {
           : await timeTo(url, post({ assistant_id: 'agent', input: INPUT, stream_mode: ['messages-tuple'] }), /^event: messages/m, moments),
       );
       windows.push(moments);
+      runWindows.push(moments);
       await delay(20);
       cpu.push(threadsCpuMs(server.pid) - cpuBefore);
       if (threadsBefore) threads.push(threadDeltas(server.pid, threadsBefore, perThreadCpuMs(server.pid)));
       if (threadsBefore) console.log(`  run ${i + 1}: ${JSON.stringify(threads.at(-1))}`);
     }
+    if (GC) printRunCollections(server.output(), runWindows);
     return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)), threads };
   } finally {
     await server.stop();
@@ -297,6 +312,36 @@ for (const [tree, list] of results) {
 for (const [tree, list] of results) if (THREADS) printWorkerSpread(path.basename(tree), list);
 console.log(`load average ${load()}`);
 if (WINDOWS) fs.writeFileSync(WINDOWS, JSON.stringify(windows, null, 1));
+
+interface Collection {
+  thread: number;
+  at: number;
+  ms: number;
+  kind: string;
+  forced: boolean;
+  newSpaceMb: number;
+}
+
+/**
+ * FIRST_RUN_GC: for each run, the collections from the previous run's end (a second before it
+ * for the first run) to its own end, by thread (t0 the main thread), those before it was sent
+ * marked `~` and those between its sending and its first token `<`.
+ */
+function printRunCollections(output: string, runs: { sent: number; first: number; end: number; sentAt?: number }[]): void {
+  const collections = [...output.matchAll(/^@@gc (.*)$/gm)].map((m) => JSON.parse(m[1]) as Collection);
+  const epochMs = (run: (typeof runs)[number], us: number) => run.sentAt! + (us - run.sent) / 1000;
+  runs.forEach((run, i) => {
+    const from = i === 0 ? run.sentAt! - 1_000 : epochMs(runs[i - 1], runs[i - 1].end);
+    const [first, end] = [epochMs(run, run.first), epochMs(run, run.end)];
+    const said = collections
+      .filter((c) => c.at > from && c.at <= end)
+      .map((c) => {
+        const mark = c.at < run.sentAt! ? '~' : c.at < first ? '<' : '';
+        return `${mark}t${c.thread} ${c.kind}${c.forced ? ' (gc())' : ''} ${c.ms} ms, new space ${c.newSpaceMb} MB`;
+      });
+    console.log(`  run ${i + 1} collections: ${said.join('; ') || 'none'}`);
+  });
+}
 
 /**
  * FIRST_RUN_THREADS: the run worker's CPU in each later run against the median of the others of

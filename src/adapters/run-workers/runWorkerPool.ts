@@ -58,6 +58,7 @@
 import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
 import { WatchdogRounds } from './watchdogRounds.ts';
+import { keepYoungGenerationFloor } from './youngGenerationFloor.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { Store, WriteOp } from '../../domain/ports/store.ts';
@@ -609,6 +610,7 @@ export class RunWorkerPool {
   }
 
   private spawn(): Slot {
+    keepYoungGenerationFloor();
     // a graph that exhausts its heap ends its worker (ERR_WORKER_OUT_OF_MEMORY), not the server
     const resourceLimits = this.options.memoryMb ? { maxOldGenerationSizeMb: this.options.memoryMb } : undefined;
     const worker = new Worker(ENTRY, { workerData: this.setup, stdout: false, stderr: false, resourceLimits });

@@ -5,11 +5,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { Client } from '@langchain/langgraph-sdk';
 import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
+import { RUN_WORKER_MIN_SEMI_SPACE_MB } from '../../../src/adapters/run-workers/youngGenerationFloor.ts';
 
+/** A thread's script that answers its new space's size (MB) as V8 made it. */
+const NEW_SPACE_MB = `require('node:worker_threads').parentPort.postMessage(
+  require('node:v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 2 ** 20)`;
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 const lastWords = (values: unknown) => ((values as { messages?: { content: string }[] }).messages ?? []).at(-1)?.content;
 
@@ -72,6 +78,14 @@ describe('runs in worker threads', () => {
     assert.deepEqual(first, { given: 'given', setType: 'string', listed: true, deleted: false });
     assert.equal(process.env.AGENTPLANE_TEST_SET_IN_GRAPH, undefined);
     assert.equal(process.env.AGENTPLANE_TEST_GIVEN, 'given');
+  });
+
+  it('has V8 keep the young generation of the threads it starts at a floor (issue 89: shrunk to 1 MB after an idle stretch, the next runs each scavenged inside them)', async () => {
+    // the pool's workers started above: a thread made now is made as they were
+    const thread = new Worker(NEW_SPACE_MB, { eval: true });
+    const [mb] = (await once(thread, 'message')) as [number];
+    await thread.terminate();
+    assert.ok(mb >= RUN_WORKER_MIN_SEMI_SPACE_MB, `a new thread's new space starts at ${mb} MB`);
   });
 
   it("gives a graph crypto.getRandomValues as WebCrypto's: fresh values each call, and the same errors", async () => {
