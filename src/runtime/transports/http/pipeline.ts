@@ -113,6 +113,8 @@ export interface PipelineOptions {
   customApp?: CustomApp;
   /** Told of every request `handle` took, once its response has closed (metrics, the access log, the server's requests in flight). */
   observe?: (request: AnsweredRequest, res: ServerResponse) => void;
+  /** The tenants' turns (tenantTurns.ts): a test's, whose turns it gives by hand; a fresh one on the loop's turns when absent. */
+  tenantTurns?: TenantTurns;
 }
 
 interface Bound {
@@ -456,7 +458,7 @@ export function createPipeline(options: PipelineOptions) {
     return { status: reply.status, json: reply.body === undefined ? '{}' : serializers.write(b.operation, reply.status, reply.body) };
   }
 
-  const tenantTurns = new TenantTurns();
+  const tenantTurns = options.tenantTurns ?? new TenantTurns();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
