@@ -17,7 +17,7 @@ const STALLED_MS = 400;
 
 /** A stream with endless batches of ten 10-kB events, pushed as fast as the writer takes them. */
 function endless() {
-  const seen = { batches: 0, closed: false, resumes: 0 };
+  const seen = { batches: 0, closed: false, pauses: 0, resumes: 0 };
   let n = 0;
   const stream: PushableStream<SseEvent> = {
     [Symbol.asyncIterator]: () => assert.fail('a pushed stream is not pulled'),
@@ -28,7 +28,10 @@ function endless() {
         for (let i = 0; i < 8 && !seen.closed; i++) {
           seen.batches += 1;
           const batch = Object.freeze(Array.from({ length: 10 }, () => Object.freeze({ event: 'values', id: String((n += 1)), data: PAYLOAD })));
-          if (!sink.deliver(batch)) return;
+          if (!sink.deliver(batch)) {
+            seen.pauses += 1;
+            return;
+          }
         }
         if (!seen.closed) setImmediate(pump);
       };
@@ -81,7 +84,8 @@ test('a client that never reads holds at most the unsent limit and a batch, and 
   }
 });
 
-test('a client that reads gets every pushed event in order, the stream resumed each time it has taken its fill', async () => {
+// bounded: a writer that never resumed would leave the client waiting for the rest forever
+test('a client that reads gets every pushed event in order, the stream resumed each time it has taken its fill', { timeout: 60_000 }, async () => {
   const { stream, seen } = endless();
   const server = http.createServer((_req, res) => void writeSse(res, 200, stream, {}, undefined, STALLED_MS));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,6 +97,12 @@ test('a client that reads gets every pushed event in order, the stream resumed e
         .get({ port, host: '127.0.0.1', path: '/' }, (res) => {
           let tail = '';
           res.setEncoding('utf8');
+          // the client takes nothing until the writer has paused the stream once, then reads on:
+          // a client reading as fast as the server writes may never fill the kernel's buffers (seen
+          // on a loaded CI machine), and the resume is what this test is about
+          res.pause();
+          const whenPaused = () => (seen.pauses > 0 ? res.resume() : setTimeout(whenPaused, 5));
+          whenPaused();
           res.on('data', (chunk: string) => {
             const lines = (tail + chunk).split('\n');
             tail = lines.pop()!;
