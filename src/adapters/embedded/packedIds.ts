@@ -57,9 +57,10 @@ export class PackedIds {
       this.oddHandles.set(id, handle);
       return handle;
     }
+    // the table made anew first, without this handle: it is placed once, below
+    if ((this.taken + 1) * 2 > this.table.length) this.rehash();
     this.kinds[handle] = 1;
     this.words.set(this.parsed, handle * 4);
-    if ((this.taken + 1) * 2 > this.table.length) this.rehash();
     this.place(handle);
     return handle;
   }

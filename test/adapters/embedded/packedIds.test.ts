@@ -29,9 +29,10 @@ test('each id reads back from its number as it was added: a UUID from its bytes,
   assert.equal(ids.handleOf(uuid.slice(0, 35) + (uuid[35] === 'a' ? 'b' : 'a')), undefined, 'a UUID one digit apart');
 });
 
-test('numbers let go are taken again, and the ids still held are found through many comings and goings', () => {
+test('numbers let go are taken again, the ids still held are found and those let go are not, through many comings and goings', () => {
   const ids = new PackedIds();
   const held = new Map<string, number>();
+  const gone: string[] = [];
   for (let round = 0; round < 20; round += 1) {
     for (let i = 0; i < 500; i += 1) {
       const id = i % 50 === 0 ? `other-${round}-${i}` : randomUUID();
@@ -43,8 +44,11 @@ test('numbers let go are taken again, and the ids still held are found through m
       if (k++ % 2 === 0) continue;
       ids.remove(handle);
       held.delete(id);
+      gone.push(id);
     }
   }
+  // an id let go is not found, even one added as the table grew
+  for (const id of gone) assert.equal(ids.handleOf(id), undefined, `${id} was let go`);
   assert.equal(ids.size, held.size);
   for (const [id, handle] of held) {
     assert.equal(ids.handleOf(id), handle);
@@ -53,4 +57,16 @@ test('numbers let go are taken again, and the ids still held are found through m
   assert.deepEqual(new Set(ids.handles()), new Set(held.values()));
   // the numbers stay below what was ever held at once
   assert.ok(Math.max(...held.values()) < 2 * 500 + held.size, `highest number ${Math.max(...held.values())}`);
+});
+
+test('an id let go is found no more, whichever add made the table grow', () => {
+  const ids = new PackedIds();
+  const added = Array.from({ length: 1_000 }, () => randomUUID());
+  const handles = added.map((id) => ids.add(id));
+  handles.forEach((handle) => ids.remove(handle));
+  assert.equal(ids.size, 0);
+  assert.deepEqual(
+    added.filter((id) => ids.handleOf(id) !== undefined),
+    [],
+  );
 });
