@@ -324,7 +324,7 @@ export async function measureFanout(
 }
 
 /** The JSON of the thread's last run's events (from its root `running` on), as a subscriber to CHANNELS reads them. */
-async function lastRunEvents(t: FanoutTarget, thread: string): Promise<string[]> {
+export async function lastRunEvents(t: FanoutTarget, thread: string): Promise<string[]> {
   const abort = new AbortController();
   const events: (ThreadEvent & { seq: number })[] = [];
   try {

@@ -7,20 +7,29 @@
 // (its schedstat, ns) over that stretch. On a machine shared with other work wall-clock figures
 // such as `/ok` p99 move with the neighbours; CPU time per event delivered moves much less, and
 // it is what the main thread has to spend between two requests.
+// `--ceiling`: after each turn of agentplane, the bare node:http broadcaster (fanoutCeiling.ts)
+// plays that turn's last run on as many threads at the rate its runs went, to the same
+// subscribers, and its main thread's CPU and write calls per event delivered are read the same
+// way: the floor of what delivering those events costs a process (issue 87).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
 import { prepareBaseline } from './baseline.ts';
-import { newThread, protocolRun, startFanoutServer } from './fanout.ts';
+import { randomUUID } from 'node:crypto';
+import { lastRunEvents, newThread, protocolRun, startFanoutServer } from './fanout.ts';
+import { json } from './fanoutClients.ts';
 import { openSubscribers } from './fanoutSubscribers.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { processCpuPrecise } from './routeCpu.ts';
+import { freePort, startChild } from './proc.ts';
 
-const trees = process.argv.slice(2, 4);
+const withCeiling = process.argv.includes('--ceiling');
+const args = process.argv.filter((a) => !a.startsWith('--'));
+const trees = args.slice(2, 4);
 if (trees.length < 2) throw new Error('usage: fanoutCpu.ts <tree> <tree> [rounds] [seconds] [subscribers]');
-const rounds = Number(process.argv[4] ?? 3);
-const seconds = Number(process.argv[5] ?? 15);
-const subscribers = Number(process.argv[6] ?? 1000);
+const rounds = Number(args[4] ?? 3);
+const seconds = Number(args[5] ?? 15);
+const subscribers = Number(args[6] ?? 1000);
 const THREADS = 20;
 const log = (line: string) => console.log(line);
 
@@ -46,11 +55,50 @@ interface Turn {
   writesPerEvent: number;
 }
 const turns = new Map<string, Turn[]>(contenders.map((c) => [c.name, []]));
+/** The ceiling's turns, each after a turn of the tree named. */
+const ceilingTurns = new Map<string, { mainMsPerKEvents: number; writesPerEvent: number }[]>(contenders.map((c) => [c.name, []]));
 
 /** The main thread's CPU time in s (its task's schedstat: the task id of a process's main thread is its pid). */
 const mainThreadCpu = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
 /** The process's write system calls so far (write, writev, …: /proc/<pid>/io's syscw). */
 const writeCalls = (pid: number) => Number(/syscw: (\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+
+const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** The bare broadcaster playing `events` as a run on THREADS threads at `runsPerSecondPerThread` to the subscribers for `seconds`. */
+async function ceilingTurn(events: string[], runsPerSecondPerThread: number) {
+  const port = await freePort();
+  const child = await startChild({
+    name: 'fanout-ceiling',
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/fanoutCeiling.ts'), String(port)],
+    cwd: ROOT,
+    port,
+    probePath: '/ok',
+  });
+  try {
+    const t = { url: child.url, headers: {}, assistant: '' };
+    const held = await openSubscribers({ target: t, threads: Array.from({ length: THREADS }, () => randomUUID()), subscribers });
+    const control = (what: string, body: unknown) => json(t, `/bench/${what}`, body).then((res) => res.arrayBuffer());
+    const main0 = mainThreadCpu(child.pid);
+    const writes0 = writeCalls(child.pid);
+    await control('start', { events, runsPerSecondPerThread });
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    await control('stop', {});
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const main = mainThreadCpu(child.pid) - main0;
+    const writes = writeCalls(child.pid) - writes0;
+    const closed = await held.close();
+    return {
+      mainMsPerKEvents: Math.round((main * 1e8) / closed.eventsReceived) / 100,
+      writesPerEvent: Math.round((writes / closed.eventsReceived) * 100) / 100,
+      events: closed.eventsReceived,
+      lost: closed.lost,
+    };
+  } finally {
+    await child.stop();
+  }
+}
 
 for (let round = 0; round < rounds; round += 1) {
   const order = round % 2 === 0 ? contenders : [...contenders].reverse();
@@ -98,9 +146,17 @@ for (let round = 0; round < rounds; round += 1) {
         writesPerEvent: Math.round(((writes - (alone.writes / alone.runs) * runs) / closed.eventsReceived) * 100) / 100,
       };
       turns.get(c.name)!.push(turn);
+      const events = withCeiling ? await lastRunEvents(t, threads[0]!) : [];
       log(
-        `round ${round + 1} ${c.name}: main thread ${turn.mainMsPerKEvents} ms / 1k events delivered, of which fan-out ${turn.fanoutMsPerKEvents} (runs alone ${Math.round((alone.main / alone.runs) * 1e4) / 10} ms a run; process ${turn.processMsPerKEvents}), ${runs} runs, ${turn.events} events, ${turn.lost} lost, ${turn.failed} failed, ${turn.writesPerEvent} writes an event, delivery p99 ${turn.deliveryP99Ms} ms; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+        `round ${round + 1} ${c.name}: main thread ${turn.mainMsPerKEvents} ms / 1k events delivered, of which fan-out ${turn.fanoutMsPerKEvents} (runs alone ${Math.round((alone.main / alone.runs) * 1e4) / 10} ms a run; process ${turn.processMsPerKEvents}), ${runs} runs, ${turn.events} events, ${turn.lost} lost, ${turn.failed} failed, ${turn.writesPerEvent} writes an event, delivery p99 ${turn.deliveryP99Ms} ms; load ${load()}`,
       );
+      if (events.length) {
+        const ceiling = await ceilingTurn(events, runs / seconds / THREADS);
+        ceilingTurns.get(c.name)!.push(ceiling);
+        log(
+          `  the ceiling at that rate (${events.length} events a run): main thread ${ceiling.mainMsPerKEvents} ms / 1k events delivered, ${ceiling.writesPerEvent} writes an event, ${ceiling.events} events, ${ceiling.lost} lost; load ${load()}`,
+        );
+      }
     } finally {
       await ap.stop();
       fs.rmSync(work, { recursive: true, force: true });
@@ -112,6 +168,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 for (const c of contenders) {
   const ts = turns.get(c.name)!;
   log(
-    `${c.name}: main thread ${median(ts.map((x) => x.mainMsPerKEvents))} ms / 1k events (median of ${ts.map((x) => x.mainMsPerKEvents).join(', ')}), fan-out ${median(ts.map((x) => x.fanoutMsPerKEvents))} (${ts.map((x) => x.fanoutMsPerKEvents).join(', ')}), process ${median(ts.map((x) => x.processMsPerKEvents))}`,
+    `${c.name}: main thread ${median(ts.map((x) => x.mainMsPerKEvents))} ms / 1k events (median of ${ts.map((x) => x.mainMsPerKEvents).join(', ')}), fan-out ${median(ts.map((x) => x.fanoutMsPerKEvents))} (${ts.map((x) => x.fanoutMsPerKEvents).join(', ')}), process ${median(ts.map((x) => x.processMsPerKEvents))}, writes an event ${median(ts.map((x) => x.writesPerEvent))}`,
   );
+  const cs = ceilingTurns.get(c.name)!;
+  if (cs.length)
+    log(
+      `  the ceiling after it: main thread ${median(cs.map((x) => x.mainMsPerKEvents))} ms / 1k events (${cs.map((x) => x.mainMsPerKEvents).join(', ')}), writes an event ${median(cs.map((x) => x.writesPerEvent))}`,
+    );
 }
