@@ -107,9 +107,9 @@ for (let round = 0; round < rounds; round += 1) {
     const ap = await startFanoutServer(work, c.root);
     try {
       const t = { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
-      const threads = await Promise.all(Array.from({ length: THREADS }, () => newThread(t)));
+      const newThreads = () => Promise.all(Array.from({ length: THREADS }, () => newThread(t)));
       /** Runs on every thread one after another for `s` seconds: how many, and the main thread's and the process's CPU meanwhile. */
-      const drive = async (s: number) => {
+      const drive = async (threads: string[], s: number) => {
         let running = true;
         let runs = 0;
         const main0 = mainThreadCpu(ap.pid);
@@ -126,10 +126,14 @@ for (let round = 0; round < rounds; round += 1) {
         return { runs, main: mainThreadCpu(ap.pid) - main0, all: processCpuPrecise(ap.pid) - all0, writes: writeCalls(ap.pid) - writes0 };
       };
       // warm, then what a run costs the main thread with no subscriber
-      await drive(2);
-      const alone = await drive(seconds / 2);
+      // (each phase on threads of its own, fresh: a run's cost grows with its thread's history, and
+      // subscribers opened on threads that had runs would first be sent those runs' events, a
+      // replay that is not the fan-out of live events)
+      await drive(await newThreads(), 2);
+      const alone = await drive(await newThreads(), seconds / 2);
+      const threads = await newThreads();
       const held = await openSubscribers({ target: t, threads, subscribers });
-      const { runs, main, all, writes } = await drive(seconds);
+      const { runs, main, all, writes } = await drive(threads, seconds);
       // what the fan-out added: the main thread's time beyond what as many runs cost alone
       const fanoutMain = main - (alone.main / alone.runs) * runs;
       const closed = await held.close();
