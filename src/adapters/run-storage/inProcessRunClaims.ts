@@ -33,6 +33,8 @@ interface ThreadLine {
 
 export class InProcessRunClaims implements RunClaims {
   readonly leased = false;
+  // endState reads memory here: the end reads first, as ever
+  readonly endChecksThread = false;
   private readonly lines = new Map<string, ThreadLine>();
   private readonly claimable = new Set<() => void>();
   private readonly cancels = new Set<(runId: string, action: string) => void>();

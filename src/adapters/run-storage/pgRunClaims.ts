@@ -40,6 +40,9 @@ export interface PgRunClaimsOptions {
 
 export class PgRunClaims implements RunClaims {
   readonly leased = true;
+  // the end's fence (FENCE_SQL) finds the run running at its attempt, and a thread deleted takes
+  // its runs with it (ON DELETE CASCADE): a successful end is written without a read before it
+  readonly endChecksThread = true;
   private readonly store: PgStore;
   private readonly coordination: PgCoordination;
   /** How long a claim lasts after its last renewal, by the database's clock. */

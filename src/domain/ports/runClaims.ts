@@ -64,6 +64,14 @@ export interface RunClaims {
    */
   readonly leased: boolean;
   /**
+   * Whether recordEnd's own check, that the run is still `running` at the claim's attempt, also
+   * finds its thread there (the run's record goes when its thread does). A successful end, which
+   * takes nothing from the thread or the stored run, is then written from the run as claimed,
+   * with no endState read before it: endState is asked only when the write finds nothing, to tell
+   * a thread deleted meanwhile from a claim taken over.
+   */
+  readonly endChecksThread: boolean;
+  /**
    * Takes up to `room` runs, each the oldest pending run of a thread with nothing running and
    * no earlier pending run, whose `after_seconds` have passed, in the order of the fair share
    * between owners (agent/runs/runFairShare.ts: oldest first within an owner); marks each

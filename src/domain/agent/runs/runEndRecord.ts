@@ -81,9 +81,14 @@ export async function recordRunEnd(
 ): Promise<void> {
   const { records, eventLog, checkpointer, claims } = deps;
   const { run } = claim;
+  const ownValues = setsOwnValues(event, output);
+  // a successful end takes nothing from its thread nor from the run as stored (only this claim
+  // writes a running run): where recordEnd's check finds the thread too, it is written from the
+  // run as claimed, a round trip less a run (and the statement's wait for a connection)
+  const readFirst = !(ownValues && claims.endChecksThread);
   // the thread's record (its values, the largest document a run moves) is read only for an
   // end that takes its values from the thread's checkpoints: a successful run sets its own
-  const { thread, threadThere, run: current } = await claims.endState(run, !setsOwnValues(event, output));
+  const { thread, threadThere, run: current } = readFirst ? await claims.endState(run, !ownValues) : { thread: undefined, threadThere: true, run };
   if (!threadThere || !current) return; // the thread was deleted meanwhile
   // another replica took the run over (this one was thought gone) and started it again:
   // the run is theirs now, and this attempt records nothing (recordEnd checks it again, in the write)
@@ -91,11 +96,19 @@ export async function recordRunEnd(
     told.stale = true;
     return;
   }
+  /** After a write that found nothing: stale, unless the run or its thread is gone (then there is nothing to tell). */
+  const notWritten = async () => {
+    if (readFirst) told.stale = true;
+    else {
+      const now = await claims.endState(run, false);
+      told.stale = now.threadThere && now.run !== undefined;
+    }
+  };
   const step = transition(current, event)!;
   const next = event.type === 'platformInterrupted' ? deps.interrupted(current, event.cause) : applied(current, step);
   if (next?.status === 'pending') {
     if (await claims.recordEnd(claim, [records.putRun(next)])) told.recorded = next;
-    else told.stale = true;
+    else await notWritten();
     return;
   }
   const error = step.effects.find((e) => e.type === 'publishError')?.error;
@@ -134,7 +147,7 @@ export async function recordRunEnd(
       : [];
   const result = resultOf(step, output, error);
   if (!(await claims.recordEnd(claim, ops, release, release && { events: last, result }))) {
-    told.stale = true;
+    await notWritten();
     return;
   }
   told.recorded = next;

@@ -21,6 +21,8 @@ class EndGate {
   private readonly held: { runId: string; go: () => void }[] = [];
   private readonly watchers = new Set<() => void>();
   holdEnqueues = false;
+  /** The run ids endState was asked about, in order. */
+  readonly endStates: string[] = [];
 
   /** The run claims, each end's write held here first (and each enqueue's, while asked). */
   wrap(claims: RunClaims): RunClaims {
@@ -30,6 +32,12 @@ class EndGate {
           return async (...args: Parameters<RunClaims['recordEnd']>) => {
             await this.hold(args[0].run.run_id);
             return target.recordEnd(...args);
+          };
+        }
+        if (name === 'endState') {
+          return async (...args: Parameters<RunClaims['endState']>) => {
+            this.endStates.push(args[0].run_id);
+            return target.endState(...args);
           };
         }
         if (name === 'enqueue') {
@@ -135,6 +143,18 @@ for (const backend of BACKENDS) {
         ],
         "the run's values are written",
       );
+    });
+
+    test("a successful run's end is written without a read before it where the write checks the run's thread too (PostgreSQL)", async () => {
+      // the end's fence finds the run running at its attempt, and a deleted thread takes its runs with it: the read before
+      // the write (a statement and a round trip a run) told nothing the write does not check (issue 87)
+      const id = await newThread();
+      const run = await startRun(id, 'read');
+      await gate.reached(run);
+      gate.release(run);
+      await join(id, run);
+      assert.deepEqual(gate.endStates.filter((r) => r === run).length, backend === 'postgres' ? 0 : 1);
+      assert.equal((await thread(id)).status, 'idle');
     });
 
     test('leaves the thread busy when a run was created on it while the run was ending', async () => {
