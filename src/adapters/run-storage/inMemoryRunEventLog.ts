@@ -157,6 +157,10 @@ export class InMemoryRunEventLog implements RunEventLog {
     // it; events in memory cannot be lost
   }
 
+  executed(_runId: string): void {
+    // every event is in memory as it is published: nothing waits
+  }
+
   publish(runId: string, event: string, data: unknown): void {
     let log = this.logs.get(runId);
     if (!log) this.logs.set(runId, (log = new EventLog()));

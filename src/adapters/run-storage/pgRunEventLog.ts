@@ -38,6 +38,8 @@ interface Pending {
   written: Promise<void>;
   /** The window of the batch waiting in `rows` (see BATCH_WINDOW_MS). */
   window?: NodeJS.Timeout;
+  /** The run has executed (executed): its last events wait for its end's write, `end` or `detach`, with no window. */
+  executed?: boolean;
   /** Why a batch could not be stored after every try; `end` reports it (the `end` row itself may be in it). */
   failed?: unknown;
 }
@@ -146,6 +148,18 @@ export class PgRunEventLog implements RunEventLog {
     };
   }
 
+  executed(runId: string): void {
+    // a run's end comes a few milliseconds after its execution, later on a busy replica (its turn,
+    // a connection of the pool): a window running out meanwhile cost a statement and a commit
+    // of their own for events its end's write would have carried
+    if (!this.counters.has(runId)) return; // not begun here (a run ended unread): nothing is published
+    let pending = this.pending.get(runId);
+    if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve() }));
+    clearTimeout(pending.window);
+    pending.window = undefined;
+    pending.executed = true;
+  }
+
   /** Queues the event for the shared log, in order; one INSERT for what the run publishes in a window (BATCH_WINDOW_MS). */
   private append(runId: string, event: string, data: unknown): void {
     const n = this.counters.get(runId) ?? 0;
@@ -154,7 +168,7 @@ export class PgRunEventLog implements RunEventLog {
     if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve() }));
     const batch = pending;
     batch.rows.push({ n, event, data: jsonOf(data) });
-    batch.window ??= setTimeout(() => this.flush(runId, batch), this.options.batchWindowMs ?? BATCH_WINDOW_MS);
+    if (!batch.executed) batch.window ??= setTimeout(() => this.flush(runId, batch), this.options.batchWindowMs ?? BATCH_WINDOW_MS);
   }
 
   /** The batch waiting in its window sent now, after the appends before it. */

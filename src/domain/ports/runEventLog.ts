@@ -21,6 +21,12 @@ export interface RunEventLog {
    */
   begin(runId: string, lost: (error: unknown) => void, attempt: number): Promise<void>;
   publish(runId: string, event: string, data: unknown): void;
+  /**
+   * The run has finished executing on this server: what it published since may wait for what
+   * follows every execution (its end's write, RunClaims.recordEnd's `close`; `end`; `detach`),
+   * which stores it with that write, rather than in a statement of its own.
+   */
+  executed(runId: string): void;
   /** The join/wait answer, kept with the log. */
   setResult(runId: string, result: unknown): void;
   result(runId: string): Promise<unknown>;

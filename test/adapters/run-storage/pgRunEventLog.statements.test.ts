@@ -155,6 +155,56 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     assert.deepEqual(await elsewhere.result('r8'), { step: 2 });
   });
 
+  it('keeps the last events of a run that has executed for its end, however long the end takes: one statement, not one more when the window runs out', async () => {
+    const short = new PgRunEventLog(store, writer, () => {}, { batchWindowMs: 20 });
+    (short as unknown as { lastCleanup: number }).lastCleanup = Date.now();
+    await short.open('r20', 'owner-1');
+    const run = await statementsOf(
+      async () => {
+        await short.begin('r20', () => assert.fail('no batch may be lost'), 1);
+        short.publish('r20', 'metadata', { run_id: 'r20', attempt: 1 });
+        short.publish('r20', 'values', { step: 1 });
+        short.executed('r20');
+        // the end comes later than the window (a busy replica: its turn, a connection of the pool)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        short.setResult('r20', { step: 1 });
+        await short.end('r20');
+      },
+      within(hear(EVENTS_CHANNEL, 'r20'), 'the wake-up for the end'),
+    );
+    assert.equal(run.length, 1, run.join('\n'));
+    const events: RunEvent[] = [];
+    for await (const event of elsewhere.join('r20')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event]),
+      [
+        ['0', 'metadata'],
+        ['1', 'values'],
+        ['2', 'end'],
+      ],
+    );
+  });
+
+  it('stores the events a run published before it executed once its window runs out, and those after with its end', async () => {
+    const short = new PgRunEventLog(store, writer, () => {}, { batchWindowMs: 20 });
+    (short as unknown as { lastCleanup: number }).lastCleanup = Date.now();
+    await short.open('r21', 'owner-1');
+    await short.begin('r21', () => assert.fail('no batch may be lost'), 1);
+    const stored = hear(EVENTS_CHANNEL, 'r21');
+    short.publish('r21', 'metadata', { run_id: 'r21', attempt: 1 });
+    await within(stored, "the window's batch");
+    short.executed('r21');
+    short.publish('r21', 'values', { step: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const ending = await statementsOf(() => short.detach('r21'));
+    assert.equal(ending.length, 1, 'the event kept for the end is stored when the run is detached instead');
+    const { rows } = await store.query<{ n: number }>('SELECT n FROM agentplane_run_events WHERE run_id = $1 ORDER BY n', ['r21']);
+    assert.deepEqual(
+      rows.map((r) => Number(r.n)),
+      [0, 1],
+    );
+  });
+
   it('gives a reader who comes once a run has ended here every event of it, as stored, not the compacted memory log', async () => {
     await written.open('r9', 'owner-1');
     await written.begin('r9', () => assert.fail('no batch may be lost'), 1);

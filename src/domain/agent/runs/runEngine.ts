@@ -326,6 +326,8 @@ export class RunEngine {
     const { event, output, trace } = unreadable
       ? { event: { type: 'fail', error: unreadable } as const, output: undefined, trace: undefined }
       : await executeGraph(this.deps, run, running, log, (runId, reason) => this.stopLocal(runId, reason));
+    // what it published last goes with its end's write (conclude records it, or ends or detaches its log)
+    this.deps.eventLog.executed(run.run_id);
     await ownTurn(ownerOf(run));
     await this.conclude(run, running, event, output, trace, started, log);
   }
