@@ -45,12 +45,25 @@ export const journalDir = (dir: string) => path.join(dir, 'journal');
 export const collectionsDir = (dir: string) => path.join(dir, 'collections');
 export const shardPath = (dir: string, name: string, shard: number) => path.join(collectionsDir(dir), name, `shard-${shard}.json`);
 
+// FNV-1a: cheap and stable across runs, so a record always lands in the same file
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
 export function shardOf(id: string, shardCount: number): number {
-  // FNV-1a: cheap and stable across runs, so a record always lands in the same file
-  let hash = 0x811c9dc5;
+  let hash = FNV_OFFSET;
   for (let i = 0; i < id.length; i += 1) {
     hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    hash = Math.imul(hash, FNV_PRIME);
+  }
+  return (hash >>> 0) % shardCount;
+}
+
+/** shardOf of an id given as its characters' codes, each below 256 (a packed id's text: packedIds.ts), without making it a string. */
+export function shardOfCodes(codes: Uint8Array, shardCount: number): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < codes.length; i += 1) {
+    hash ^= codes[i]!;
+    hash = Math.imul(hash, FNV_PRIME);
   }
   return (hash >>> 0) % shardCount;
 }

@@ -80,13 +80,25 @@ export class PackedIds {
 
   /** The id held under `handle`, as it was added. */
   idOf(handle: number): string {
-    if (this.kinds[handle] === 2) return this.odd.get(handle)!;
+    return this.kinds[handle] === 2 ? this.odd.get(handle)! : this.uuidText(handle).toString('latin1');
+  }
+
+  /**
+   * The id held under `handle`: its characters' codes when it is a UUID (in a buffer of this
+   * table's, good until the next call), else the string; for a pass over every id that would
+   * otherwise make each a string (a snapshot's, which finds each record's shard).
+   */
+  textOf(handle: number): Uint8Array | string {
+    return this.kinds[handle] === 2 ? this.odd.get(handle)! : this.uuidText(handle);
+  }
+
+  private uuidText(handle: number): Buffer {
     const text = this.text;
     for (let w = 0; w < 4; w += 1) {
       const word = this.words[handle * 4 + w]!;
       for (let d = 0; d < 8; d += 1) text[DIGIT_AT[w * 8 + d]!] = HEX_DIGITS[(word >>> (28 - 4 * d)) & 15]!;
     }
-    return text.toString('latin1', 0, 36);
+    return text;
   }
 
   /** Every held handle, lowest first (a handle let go is taken again: not the order they were added in). */

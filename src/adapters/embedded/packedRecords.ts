@@ -5,9 +5,11 @@
 // beside its id. Here a record is a row of typed columns (its seq, where its value is, its
 // place in the order, each time as a number) and its kept fields' references in one array;
 // the entry a reader sees (Kept) is made from the row when it is read. Its id is kept by number
-// (packedIds.ts), and so are its places in the collection's order and indexes (orderedIds.ts).
+// (packedIds.ts), and so are its places in the collection's order and indexes (orderedIds.ts),
+// and its other kept fields by codes (keptCodes.ts).
 import type { IdHandles, Positions } from './orderedIds.ts';
 import { PackedIds } from './packedIds.ts';
+import { ABSENT, KeptCodes, OTHER, OWN_ID } from './keptCodes.ts';
 import type { Kept } from './keptEntry.ts';
 
 /** The kept fields packed as numbers when their value is what `new Date(ms).toISOString()` gives back (a record's times). */
@@ -34,6 +36,8 @@ export interface RecordMap {
   readonly positions?: Positions;
   /** The numbers the order and the indexes hold for its ids, when it numbers them (else the ids). */
   readonly handles?: IdHandles;
+  /** Every record's number and its id's text (packedIds.ts textOf), when it numbers them. */
+  numbered?(): IterableIterator<[number, Uint8Array | string]>;
   /** Writes back where the version `entry` is now, when entries are read as copies. */
   relocated?(id: string, entry: Kept): void;
 }
@@ -49,8 +53,6 @@ export function sameVersion(a: Kept | undefined, b: Kept): boolean {
 }
 
 const NONE = -1;
-/** In a kept field's slot: the field holds the record's own id (a run's `run_id`), read back from its handle. */
-const OWN_ID = Symbol('own id');
 
 export class PackedRecords implements RecordMap, IdHandles {
   private readonly ids = new PackedIds();
@@ -71,12 +73,15 @@ export class PackedRecords implements RecordMap, IdHandles {
   private keyed = new Uint8Array(0);
   /** Per row and time field: the time as milliseconds, NaN when it is kept as it is in `oddTimes`. */
   private times = new Float64Array(0);
-  /** Per row and kept field other than the times: the value kept (strings shared: keptStrings.ts). */
-  private refs: unknown[] = [];
+  /** Per row and kept field other than the times: the value's code (ABSENT, OWN_ID, OTHER or a string's in `strings`). */
+  private codes = new Uint32Array(0);
+  private readonly strings = new KeptCodes();
+  /** The values coded OTHER (not strings: a thread's metadata), by row × refWidth + the field's place. */
+  private readonly others = new Map<number, unknown>();
   /**
    * The values of time fields that do not print back as they came (another format, not a
-   * string), by row × time fields + the field's place: rare, so a slot for every row's times in
-   * `refs` was ~16 bytes a run of nothing (issue 91).
+   * string), by row × time fields + the field's place: rare, so a slot for every row's times
+   * was ~16 bytes a run of nothing (issue 91).
    */
   private readonly oddTimes = new Map<number, unknown>();
   /** The values of the rare records held whole (a shard from before paging, until the next snapshot writes it). */
@@ -84,7 +89,7 @@ export class PackedRecords implements RecordMap, IdHandles {
   /** Per kept field, its place among the time fields, or -1. */
   private readonly timeAt: number[];
   private readonly timeCount: number;
-  /** Per kept field, its place among the others (in `refs`), or -1 for a time. */
+  /** Per kept field, its place among the others (in `codes`), or -1 for a time. */
   private readonly refAt: number[];
   private readonly refWidth: number;
   /** The places in the collection's order, on the rows (collectionState.ts OrderedIds). */
@@ -168,6 +173,10 @@ export class PackedRecords implements RecordMap, IdHandles {
     return true;
   }
 
+  *numbered(): IterableIterator<[number, Uint8Array | string]> {
+    for (const handle of this.ids.handles()) yield [handle, this.ids.textOf(handle)];
+  }
+
   /** The ids, by handle: not the order they were written in (the collection's order is in collectionState.ts). */
   *keys(): IterableIterator<string> {
     for (const handle of this.ids.handles()) yield this.ids.idOf(handle);
@@ -231,8 +240,28 @@ export class PackedRecords implements RecordMap, IdHandles {
       const ms = this.times[row * this.timeCount + t]!;
       return Number.isNaN(ms) ? this.oddTimes.get(row * this.timeCount + t) : new Date(ms).toISOString();
     }
-    const ref = this.refs[row * this.refWidth + this.refAt[at]!];
-    return ref === OWN_ID ? this.ids.idOf(this.owners[row]!) : ref;
+    const place = row * this.refWidth + this.refAt[at]!;
+    const code = this.codes[place]!;
+    if (code === ABSENT) return undefined;
+    if (code === OWN_ID) return this.ids.idOf(this.owners[row]!);
+    return code === OTHER ? this.others.get(place) : this.strings.valueOf(code);
+  }
+
+  /** The code of a kept field's `key` in the record `id`, at `place` in `codes` (a value not a string kept beside). */
+  private codeOf(key: unknown, id: string, place: number): number {
+    if (key === undefined) return ABSENT;
+    if (typeof key !== 'string') {
+      this.others.set(place, key);
+      return OTHER;
+    }
+    return key === id ? OWN_ID : this.strings.name(key);
+  }
+
+  /** What the code `was` at `place` held, let go once `now` replaced it there. */
+  private forget(was: number, now: number, place: number): void {
+    if (was === OTHER) {
+      if (now !== OTHER) this.others.delete(place);
+    } else this.strings.release(was);
   }
 
   private place(row: number, entry: Kept, id: string): void {
@@ -248,7 +277,11 @@ export class PackedRecords implements RecordMap, IdHandles {
       const key = keys?.[at];
       const t = this.timeAt[at]!;
       if (t === NONE) {
-        this.refs[row * this.refWidth + this.refAt[at]!] = key === id ? OWN_ID : key;
+        const place = row * this.refWidth + this.refAt[at]!;
+        const was = this.codes[place]!;
+        const now = this.codeOf(key, id, place);
+        this.codes[place] = now;
+        this.forget(was, now, place);
         continue;
       }
       const ms = typeof key === 'string' ? packedTime(key) : NaN;
@@ -260,7 +293,10 @@ export class PackedRecords implements RecordMap, IdHandles {
 
   private release(row: number): void {
     this.whole.delete(row);
-    for (let at = 0; at < this.refWidth; at += 1) this.refs[row * this.refWidth + at] = undefined;
+    for (let place = row * this.refWidth; place < (row + 1) * this.refWidth; place += 1) {
+      this.forget(this.codes[place]!, ABSENT, place);
+      this.codes[place] = ABSENT;
+    }
     if (this.oddTimes.size) for (let t = 0; t < this.timeCount; t += 1) this.oddTimes.delete(row * this.timeCount + t);
     this.versionOf[row] = 0;
     this.free.push(row);
@@ -279,11 +315,10 @@ export class PackedRecords implements RecordMap, IdHandles {
       this.owners = widen(this.owners, new Int32Array(capacity));
       this.keyed = widen(this.keyed, new Uint8Array(capacity));
       this.times = widen(this.times, new Float64Array(capacity * this.timeCount));
+      this.codes = widen(this.codes, new Uint32Array(capacity * this.refWidth));
       this.capacity = capacity;
     }
-    const row = this.used++;
-    for (let at = 0; at < this.refWidth; at += 1) this.refs.push(undefined);
-    return row;
+    return this.used++;
   }
 }
 

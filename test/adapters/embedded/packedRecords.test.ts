@@ -109,7 +109,7 @@ test('a row keeps no slot on the heap for its times packed as numbers (issue 91)
   assert.ok(withTimes - without < 8, `${withTimes.toFixed(1)} bytes of heap a row with two times, ${without.toFixed(1)} without them`);
 });
 
-test("a run of the agent graph costs the store under 130 bytes of heap, written and loaded again: its id kept as 16 bytes, the order and its thread's index holding its number (issue 91)", async () => {
+test("a run of the agent graph costs the store under 70 bytes of heap, written and loaded again: its id kept as 16 bytes, its kept fields as codes, the order and its thread's index holding its number (issue 91)", async () => {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const heapUsed = () => {
@@ -148,11 +148,12 @@ test("a run of the agent graph costs the store under 130 bytes of heap, written 
     await again.store.loaded();
     const loaded = (heapUsed() - before) / count;
     try {
-      // ~95 written and loaded (its kept fields' slots, its places in the order and the thread's index: the id and the
-      // row's columns are off the heap); ~200 with the id as a string in a map by id, the order and the index;
+      // ~40-55 written and loaded (its places in the order and the thread's index: the id, the row's columns and its
+      // kept fields' codes are off the heap); ~95 with a slot on the heap for each kept field; ~200 with the id as a
+      // string in a map by id, the order and the index;
       // ~400 and ~420 as entries, arrays of kept fields and times as strings of their own
-      assert.ok(written < 130, `${Math.round(written)} bytes of heap a run written`);
-      assert.ok(loaded < 130, `${Math.round(loaded)} bytes of heap a run loaded again`);
+      assert.ok(written < 70, `${Math.round(written)} bytes of heap a run written`);
+      assert.ok(loaded < 70, `${Math.round(loaded)} bytes of heap a run loaded again`);
       const newest = await again.runs.list({ where: { thread_id: threads[7]! }, reverse: true, limit: 1 });
       assert.equal(newest[0]!.created_at, new Date(t0 + 79 * 7).toISOString());
     } finally {
@@ -161,4 +162,25 @@ test("a run of the agent graph costs the store under 130 bytes of heap, written 
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test("kept fields read back through their codes: the record's own id, strings shared while any row names them, other values as they are", () => {
+  const table = new PackedRecords(KEPT);
+  const metadata = Object.freeze({ graph_id: 'agent' });
+  for (let i = 0; i < 300; i += 1)
+    table.set(`r${i}`, onDisk([`r${i}`, `t${i % 3}`, i % 2 ? 'success' : 'pending', undefined, undefined, i % 3 ? metadata : null]));
+  assert.deepEqual(table.get('r7')!.keys, ['r7', 't1', 'success', undefined, undefined, metadata]);
+  assert.deepEqual(table.get('r6')!.keys, ['r6', 't0', 'pending', undefined, undefined, null]);
+  assert.equal(table.get('r8')!.keyAt!(5), metadata);
+  // a field naming another record's id is a string like any other
+  table.set('x', onDisk(['r1', 'x', 'running', undefined, undefined, 7]));
+  assert.deepEqual(table.get('x')!.keys, ['r1', 'x', 'running', undefined, undefined, 7]);
+  // replaced and deleted rows let go of what they named; what is still named reads the same
+  for (let i = 0; i < 300; i += 2) table.set(`r${i}`, onDisk([`r${i}`, 'moved', 'success', undefined, undefined, undefined]));
+  for (let i = 1; i < 300; i += 2) table.delete(`r${i}`);
+  const codes = (table as unknown as { strings: { size: number } }).strings;
+  assert.equal(codes.size, 4, 'moved, success, x, running: t0-t2 and pending are named by no row');
+  assert.deepEqual(table.get('r298')!.keys, ['r298', 'moved', 'success', undefined, undefined, undefined]);
+  assert.deepEqual(table.get('x')!.keys, ['r1', 'x', 'running', undefined, undefined, 7]);
+  assert.equal((table as unknown as { others: Map<number, unknown> }).others.size, 1, 'only x holds a value not a string');
 });
