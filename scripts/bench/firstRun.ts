@@ -16,7 +16,9 @@
 // as they move the times.
 //
 // Several trees (a checkout of a baseline, each with its node_modules) are started in turns, the
-// order flipped every round, so that both see the same moments of the machine. The server is a
+// order flipped every round, so that both see the same moments of the machine; a tree given as
+// `<tree>@<module.mjs>` is started with that module preloaded (--import), beside the tree alone
+// (`firstRun.ts 7 . .@scripts/bench/firstRunHelpersNice.mjs`: one tree with and without). The server is a
 // child of this process: it runs at the same nice level as the client (run the whole under
 // `nice` to lower both). FIRST_RUN_NODE_ARGS go before bin/agentplane.js (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`), and FIRST_RUN_WINDOWS names a file to write each run's moments into
@@ -47,7 +49,14 @@ import { delay, freePort, startChild } from './proc.ts';
 import { processCpuPrecise } from './routeCpu.ts';
 
 const starts = Number(process.argv[2] ?? 5);
-const trees = (process.argv.length > 3 ? process.argv.slice(3) : [ROOT]).map((t) => path.resolve(t));
+const trees = (process.argv.length > 3 ? process.argv.slice(3) : [ROOT]).map((spec) => {
+  const [dir, preload] = spec.split('@');
+  return path.resolve(dir) + (preload ? `@${path.resolve(preload)}` : '');
+});
+/** A tree's directory, the module preloaded into its servers (if any), and the name it is printed by. */
+const dirOf = (tree: string) => tree.split('@')[0];
+const preloadOf = (tree: string) => tree.split('@')[1] as string | undefined;
+const nameOf = (tree: string) => path.basename(dirOf(tree)) + (preloadOf(tree) ? `@${path.basename(preloadOf(tree)!, '.mjs')}` : '');
 const RUNS = Number(process.env.FIRST_RUN_RUNS ?? 6);
 const SETTLE_MS = Number(process.env.FIRST_RUN_SETTLE_MS ?? 3_000);
 const GAP_MS = Number(process.env.FIRST_RUN_GAP_MS ?? 0);
@@ -213,7 +222,7 @@ async function oneStart(tree: string, round: number): Promise<Start> {
   const env: Record<string, string | undefined> = { PORT: String(port), DATA_DIR: dataDir };
   // no settings: none of the bench's own environment that the server reads
   for (const name of Object.keys(process.env)) if (/^(AGENTPLANE_|LANG(SMITH|CHAIN)_|OTEL_|LOG_)|^NODE_ENV$|^DATABASE_URL$/.test(name)) env[name] = undefined;
-  if (COVERAGE) env.NODE_V8_COVERAGE = path.join(path.resolve(COVERAGE), `${path.basename(tree)}-${round + 1}`);
+  if (COVERAGE) env.NODE_V8_COVERAGE = path.join(path.resolve(COVERAGE), `${nameOf(tree)}-${round + 1}`);
   for (const assignment of process.env.FIRST_RUN_ENV?.split(' ').filter(Boolean) ?? [])
     env[assignment.split('=')[0]] = assignment.slice(assignment.indexOf('=') + 1);
   const server = await startChild({
@@ -223,11 +232,12 @@ async function oneStart(tree: string, round: number): Promise<Start> {
       ...NODE_ARGS,
       ...(COVERAGE ? ['--import', COVERAGE_PRELOAD] : []),
       ...(GC ? ['--import', GC_PRELOAD] : []),
+      ...(preloadOf(tree) ? ['--import', preloadOf(tree)!] : []),
       'bin/agentplane.js',
       'serve',
       ...SERVER_ARGS,
     ],
-    cwd: tree,
+    cwd: dirOf(tree),
     env,
     port,
     probePath: '/ok',
@@ -287,7 +297,7 @@ for (let round = 0; round < starts; round++) {
     const ms = start.runs.map((r) => r.toFixed(1)).join(' ');
     const cpu = start.cpu.map((c) => c.toFixed(1)).join(' ');
     console.log(
-      `${path.basename(tree)} #${round + 1}: /ok ${Math.round(start.okMs)} ms, idle after ${Math.round(SETTLE_MS + start.idleMs)} ms more; ` +
+      `${nameOf(tree)} #${round + 1}: /ok ${Math.round(start.okMs)} ms, idle after ${Math.round(SETTLE_MS + start.idleMs)} ms more; ` +
         `first tokens ${ms} ms, ratio ${start.ratio.toFixed(2)}; server CPU per run ${cpu} ms, ratio ${start.cpuRatio.toFixed(2)}; load ${load()}`,
     );
   }
@@ -296,7 +306,7 @@ for (const [tree, list] of results) {
   const ratios = list.map((s) => s.ratio);
   const cpuRatios = list.map((s) => s.cpuRatio);
   console.log(
-    `${path.basename(tree)}: first token ratio median ${median(ratios).toFixed(2)}, worst ${Math.max(...ratios).toFixed(2)}; first run median ${median(list.map((s) => s.runs[0])).toFixed(1)} ms, ` +
+    `${nameOf(tree)}: first token ratio median ${median(ratios).toFixed(2)}, worst ${Math.max(...ratios).toFixed(2)}; first run median ${median(list.map((s) => s.runs[0])).toFixed(1)} ms, ` +
       `later runs median ${median(list.flatMap((s) => s.runs.slice(1))).toFixed(1)} ms; server CPU ratio median ${median(cpuRatios).toFixed(2)}, worst ${Math.max(...cpuRatios).toFixed(2)}; ` +
       `/ok median ${Math.round(median(list.map((s) => s.okMs)))} ms`,
   );
@@ -305,11 +315,11 @@ for (const [tree, list] of results) {
   const alike = list.flatMap((s) => s.runs.slice(1).map((r, i, later) => r / median(later.filter((_, j) => j !== i))));
   const over = alike.filter((r) => r > 1.5).length;
   console.log(
-    `${path.basename(tree)}: a later run taken as the first: ratio median ${median(alike).toFixed(2)}, worst ${Math.max(...alike).toFixed(2)}, over 1.5 in ${over} of ${alike.length} ` +
+    `${nameOf(tree)}: a later run taken as the first: ratio median ${median(alike).toFixed(2)}, worst ${Math.max(...alike).toFixed(2)}, over 1.5 in ${over} of ${alike.length} ` +
       `(a first run like the later ones keeps every one of ${list.length} starts within 1.5x with a chance of ~${((1 - over / alike.length) ** list.length).toFixed(2)})`,
   );
 }
-for (const [tree, list] of results) if (THREADS) printWorkerSpread(path.basename(tree), list);
+for (const [tree, list] of results) if (THREADS) printWorkerSpread(nameOf(tree), list);
 console.log(`load average ${load()}`);
 if (WINDOWS) fs.writeFileSync(WINDOWS, JSON.stringify(windows, null, 1));
 
