@@ -27,7 +27,8 @@
 // tree is the criterion's own noise: each later run's ratio against the median of the other later
 // runs of its start, as if it had been the first.
 // FIRST_RUN_THREADS=1 prints each run's CPU by thread (the main thread as `main`, the others by
-// id: the run worker is the one besides main that uses most) and, for each tree, the run worker's CPU spread over the later runs; FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
+// id: the run worker is the one besides main that uses most) and, for each tree, the run worker's CPU spread over the later runs
+// and each run number's first token and CPU by thread (medians over the starts); FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
 // FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
 // (`LOG_LEVEL=debug`); FIRST_RUN_BEFORE=<graph>:<n>
 // sends n runs of another graph before the measured ones (what a start's first run would take
@@ -320,6 +321,7 @@ for (const [tree, list] of results) {
   );
 }
 for (const [tree, list] of results) if (THREADS) printWorkerSpread(nameOf(tree), list);
+for (const [tree, list] of results) if (THREADS) printByRunNumber(nameOf(tree), list);
 console.log(`load average ${load()}`);
 if (WINDOWS) fs.writeFileSync(WINDOWS, JSON.stringify(windows, null, 1));
 
@@ -362,9 +364,7 @@ function printWorkerSpread(name: string, list: Start[]): void {
   const spread: number[] = [];
   const first: number[] = [];
   for (const { threads } of list) {
-    const totals = new Map<string, number>();
-    for (const run of threads) for (const [id, ms] of Object.entries(run)) if (id !== 'main') totals.set(id, (totals.get(id) ?? 0) + ms);
-    const worker = [...totals].sort((a, b) => b[1] - a[1])[0]?.[0];
+    const worker = runWorkerOf(threads);
     if (worker === undefined || threads.length < 3) continue;
     const later = threads.slice(1).map((run) => run[worker] ?? 0);
     first.push((threads[0][worker] ?? 0) / median(later));
@@ -375,4 +375,34 @@ function printWorkerSpread(name: string, list: Start[]): void {
     `${name}: the run worker's CPU, first run over the later runs' median: median ${median(first).toFixed(2)}; a later run over the others': median ${median(spread).toFixed(2)}, ` +
       `over 1.2 in ${spread.filter((r) => r > 1.2).length} of ${spread.length}, worst ${Math.max(...spread).toFixed(2)}`,
   );
+}
+
+/** The thread besides main that used the most over a start's runs: the run worker. */
+function runWorkerOf(threads: Record<string, number>[]): string | undefined {
+  const totals = new Map<string, number>();
+  for (const run of threads) for (const [id, ms] of Object.entries(run)) if (id !== 'main') totals.set(id, (totals.get(id) ?? 0) + ms);
+  return [...totals].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/**
+ * FIRST_RUN_THREADS: by the run's number since the start, medians over the starts of its first
+ * token over its start's later runs' median, and of the CPU of the main thread, the run worker and
+ * the others (V8's platform threads: TurboFan compiling what became hot, the collector's helpers),
+ * whose work repeats run by run in every start: what a later run's bump lines up with.
+ */
+function printByRunNumber(name: string, list: Start[]): void {
+  const columns = Math.min(...list.map((s) => s.runs.length));
+  const row = (of: (start: Start, i: number) => number) =>
+    Array.from({ length: columns }, (_, i) => median(list.map((start) => of(start, i))).toFixed(2)).join(' ');
+  const others = (start: Start, i: number) => {
+    const worker = runWorkerOf(start.threads);
+    return Object.entries(start.threads[i] ?? {})
+      .filter(([id]) => id !== 'main' && id !== worker)
+      .reduce((sum, [, ms]) => sum + ms, 0);
+  };
+  console.log(`${name}: by run number (medians over ${list.length} starts)`);
+  console.log(`  first token / later runs' median: ${row((start, i) => start.runs[i] / median(start.runs.slice(1)))}`);
+  console.log(`  main thread CPU ms:               ${row((start, i) => start.threads[i]?.main ?? 0)}`);
+  console.log(`  run worker CPU ms:                ${row((start, i) => start.threads[i]?.[runWorkerOf(start.threads) ?? ''] ?? 0)}`);
+  console.log(`  other threads' CPU ms:            ${row(others)}`);
 }
