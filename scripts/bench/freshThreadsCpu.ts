@@ -12,6 +12,7 @@
 // FRESH_CPU_ALONE=0. FRESH_CPU_PROFILE=<dir>: each server runs under `--cpu-prof` into it, and each
 // of its threads' profiles is summed over the timed part of the first client's runs, by function
 // (self time, µs a run, the top FRESH_CPU_TOP=30), the main thread first.
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import { FRESH_RUNS_PER_THREAD, FRESH_THREADS, FRESH_WARM_UP, sdkRuns, type Fres
 import { graphAloneProcess } from './graphAlone.ts';
 import { selfByFunction, type CpuProfile } from './flame.ts';
 import { busyUs, within } from './profileWindow.ts';
-import { BENCH_GRAPH } from './graph.ts';
+import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 
 const [otherArg = '-', roundsArg = '3', ...clientArgs] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -37,6 +38,9 @@ const other = (() => {
 })();
 const trees = [{ name: 'this tree', root: ROOT, flags: [] as string[], env: {} as Record<string, string> }, ...(otherArg === '-' ? [] : [other])];
 const alone = process.env.FRESH_CPU_ALONE !== '0';
+// FRESH_CPU_GRAPH=plain: the runs are of agentplane's plain-function echo (no LangGraph) instead of
+// the shared LangGraph graph: what the server costs a run around a graph that costs next to nothing
+const graph = process.env.FRESH_CPU_GRAPH === 'plain' ? PLAIN_GRAPH : BENCH_GRAPH;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fresh-threads-cpu-'));
 const load = () =>
   os
@@ -45,6 +49,10 @@ const load = () =>
     .join(' ');
 const profiles = process.env.FRESH_CPU_PROFILE;
 const TOP = Number(process.env.FRESH_CPU_TOP ?? 30);
+// a sample's time is the wall time since the one before: on a loaded machine that counts the time the
+// thread waited for a core too; FRESH_CPU_CAP_US caps each sample's share (about the sampling
+// interval: then the figures are nearer CPU time)
+const CAP_US = Number(process.env.FRESH_CPU_CAP_US ?? Infinity);
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -75,12 +83,33 @@ const keep = (key: string, f: Figure) => figures.set(key, [...(figures.get(key) 
 const show = (f: Figure) =>
   `${f.runsPerSecond.toFixed(1)} runs/s; ms a run: main ${f.main.toFixed(2)}, workers ${f.workers.map((w) => w.toFixed(2)).join('+')}, helpers ${f.helpers.toFixed(2)}, client ${f.client.toFixed(2)}, all ${f.total.toFixed(2)}`;
 
+/**
+ * FRESH_CPU_PERF=<dir>: `perf record` of the server over the timed part of its first client's
+ * runs (on-CPU samples only, every thread, where a V8 profile charges a thread's waits for a core
+ * to what was on its stack); the server runs with --perf-basic-prof so that perf can name its
+ * JavaScript (read with `perf report -i <file> --sort pid,sym`, or perfThreads.ts).
+ */
+const perfDir = process.env.FRESH_CPU_PERF && path.resolve(process.env.FRESH_CPU_PERF);
+function perfOf(pid: number, name: string): ChildProcess | undefined {
+  if (!perfDir) return undefined;
+  fs.mkdirSync(perfDir, { recursive: true });
+  return spawn('perf', ['record', '-q', '-F', '1999', '-g', '-p', String(pid), '-o', path.join(perfDir, `${name.replace(/\W+/g, '-')}.data`)], {
+    stdio: 'ignore',
+  });
+}
+
+function moveOut(from: string, to: string): void {
+  if (!fs.existsSync(from)) return;
+  fs.copyFileSync(from, to);
+  fs.rmSync(from);
+}
+
 /** Each thread's profile of the window, by function: µs a run, the top TOP. */
 function summarise(dir: string, fromUs: number, toUs: number, runs: number): void {
   for (const file of fs.readdirSync(dir).sort((a, b) => Number(/\.0\.\d+\.cpuprofile$/.test(b)) - Number(/\.0\.\d+\.cpuprofile$/.test(a)))) {
     const whole = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile & { startTime: number };
-    const part = within(whole, fromUs, toUs);
-    console.log(`  ${file}: busy ${(busyUs(part) / runs).toFixed(0)} µs a run`);
+    const part = within(whole, fromUs, toUs, CAP_US);
+    console.log(`  ${file} (window ${fromUs}–${toUs} µs, ${runs} runs): busy ${(busyUs(part) / runs).toFixed(0)} µs a run`);
     for (const [fn, us] of selfByFunction(part).slice(0, TOP)) console.log(`    ${(us / runs).toFixed(1).padStart(7)} ${fn}`);
   }
 }
@@ -95,11 +124,13 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
     // FRESH_CPU_NODE_ARGS: more node flags for the server (space-separated)
     nodeArgs: [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(perfDir ? ['--perf-basic-prof'] : []),
       ...(process.env.FRESH_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       ...tree.flags,
     ],
   });
   let window: { fromUs: number; toUs: number; runs: number } | undefined;
+  let perf: ChildProcess | undefined;
   try {
     const sdk = (client: FreshClient) =>
       new Client({
@@ -107,13 +138,19 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         defaultHeaders: ap.headers,
         callerOptions: { maxRetries: 0, ...(client === 'maxConcurrency 64' ? { maxConcurrency: 64 } : {}) },
       });
-    for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(sdk('default client'), BENCH_GRAPH, threads, perThread);
+    for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(sdk('default client'), graph, threads, perThread);
     for (const client of round % 2 ? [...clients].reverse() : clients) {
       let before: { threads: Map<number, number>; client: NodeJS.CpuUsage; monoUs: number } | undefined;
       let after: typeof before;
-      const r = await sdkRuns(sdk(client), BENCH_GRAPH, FRESH_THREADS, FRESH_RUNS_PER_THREAD, {
-        started: () => (before = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() }),
-        ended: () => (after = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() }),
+      const r = await sdkRuns(sdk(client), graph, FRESH_THREADS, FRESH_RUNS_PER_THREAD, {
+        started: () => {
+          perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
+          before = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() };
+        },
+        ended: () => {
+          after = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() };
+          perf?.kill('SIGINT');
+        },
       });
       window ??= { fromUs: before!.monoUs, toUs: after!.monoUs, runs: r.runs };
       if (r.failed) console.log(`  ${r.failed} runs not success`);
@@ -145,6 +182,9 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
     }
   } finally {
     await ap.stop();
+    // the JIT's symbol map node wrote for perf (/tmp/perf-<pid>.map) goes beside the record: put
+    // it back in /tmp to name the JavaScript in `perf report`
+    if (perfDir) moveOut(`/tmp/perf-${ap.pid}.map`, path.join(perfDir, `perf-${ap.pid}.map`));
   }
   if (profileDir && window) summarise(profileDir, window.fromUs, window.toUs, window.runs);
 }
