@@ -127,7 +127,7 @@ export class PackedRecords implements RecordMap, IdHandles {
 
   get(id: string): Kept | undefined {
     const row = this.rowFor(id);
-    return row === undefined ? undefined : this.entryAt(row);
+    return row === undefined ? undefined : this.entryAt(row, id);
   }
 
   private rowFor(id: string): number | undefined {
@@ -187,7 +187,10 @@ export class PackedRecords implements RecordMap, IdHandles {
   }
 
   *entries(): IterableIterator<[string, Kept]> {
-    for (const handle of this.ids.handles()) yield [this.ids.idOf(handle), this.entryAt(this.rowOf[handle]!)];
+    for (const handle of this.ids.handles()) {
+      const id = this.ids.idOf(handle);
+      yield [id, this.entryAt(this.rowOf[handle]!, id)];
+    }
   }
 
   [Symbol.iterator](): IterableIterator<[string, Kept]> {
@@ -203,10 +206,12 @@ export class PackedRecords implements RecordMap, IdHandles {
     this.slots[this.rowOf[handle]!] = slot;
   }
 
-  private entryAt(row: number): Kept {
+  /** The entry of `row`; `id`, the record's id when the reader has it, is what a kept field holding it reads (not a string made again). */
+  private entryAt(row: number, id?: string): Kept {
     return new PackedEntry(
       this,
       row,
+      id,
       this.versionOf[row]!,
       this.seqs[row]!,
       this.slots[row]!,
@@ -218,15 +223,15 @@ export class PackedRecords implements RecordMap, IdHandles {
   }
 
   /** The kept fields of `row` while it holds `version`, undefined for a record held whole. */
-  keysOf(row: number, version: number): unknown[] | undefined {
+  keysOf(row: number, version: number, id?: string): unknown[] | undefined {
     this.check(row, version);
-    return this.keyed[row] ? this.kept.map((_, at) => this.keyAt(row, at)) : undefined;
+    return this.keyed[row] ? this.kept.map((_, at) => this.keyAt(row, at, id)) : undefined;
   }
 
   /** One kept field of `row` while it holds `version`. */
-  keyOf(row: number, version: number, at: number): unknown {
+  keyOf(row: number, version: number, at: number, id?: string): unknown {
     this.check(row, version);
-    return this.keyed[row] ? this.keyAt(row, at) : undefined;
+    return this.keyed[row] ? this.keyAt(row, at, id) : undefined;
   }
 
   /** An entry is read from its row while the row holds its version: one read after its record was written again would be a bug here. */
@@ -234,7 +239,7 @@ export class PackedRecords implements RecordMap, IdHandles {
     if (this.versionOf[row] !== version) throw new Error('a packed entry was read after its record changed');
   }
 
-  private keyAt(row: number, at: number): unknown {
+  private keyAt(row: number, at: number, id?: string): unknown {
     const t = this.timeAt[at]!;
     if (t !== NONE) {
       const ms = this.times[row * this.timeCount + t]!;
@@ -243,7 +248,7 @@ export class PackedRecords implements RecordMap, IdHandles {
     const place = row * this.refWidth + this.refAt[at]!;
     const code = this.codes[place]!;
     if (code === ABSENT) return undefined;
-    if (code === OWN_ID) return this.ids.idOf(this.owners[row]!);
+    if (code === OWN_ID) return id ?? this.ids.idOf(this.owners[row]!);
     return code === OTHER ? this.others.get(place) : this.strings.valueOf(code);
   }
 
@@ -339,6 +344,8 @@ export class PackedEntry implements Kept {
   constructor(
     private readonly table: PackedRecords,
     private readonly row: number,
+    /** The record's id, when the reader had it. */
+    private readonly id: string | undefined,
     readonly version: number,
     readonly seq: number,
     public slot: number,
@@ -355,7 +362,7 @@ export class PackedEntry implements Kept {
   }
 
   get keys(): unknown[] | undefined {
-    if (this.keysRead === null) this.keysRead = this.table.keysOf(this.row, this.version);
+    if (this.keysRead === null) this.keysRead = this.table.keysOf(this.row, this.version, this.id);
     return this.keysRead;
   }
 
@@ -365,7 +372,7 @@ export class PackedEntry implements Kept {
 
   /** One kept field (`at`: its place among the kept fields), without reading the others. */
   keyAt(at: number): unknown {
-    return this.keysRead ? this.keysRead[at] : this.table.keyOf(this.row, this.version, at);
+    return this.keysRead ? this.keysRead[at] : this.table.keyOf(this.row, this.version, at, this.id);
   }
 }
 

@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { PackedRecords, sameVersion, cacheKeyOf } from '../../../src/adapters/embedded/packedRecords.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { PackedIds } from '../../../src/adapters/embedded/packedIds.ts';
 import type { Kept } from '../../../src/adapters/embedded/collectionState.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
@@ -183,4 +184,26 @@ test("kept fields read back through their codes: the record's own id, strings sh
   assert.deepEqual(table.get('r298')!.keys, ['r298', 'moved', 'success', undefined, undefined, undefined]);
   assert.deepEqual(table.get('x')!.keys, ['r1', 'x', 'running', undefined, undefined, 7]);
   assert.equal((table as unknown as { others: Map<number, unknown> }).others.size, 1, 'only x holds a value not a string');
+});
+
+test('a kept field holding the record’s id reads back the id the reader gave, not a string made again from its number', () => {
+  const table = new PackedRecords(KEPT);
+  const id = randomUUID();
+  table.set(id, onDisk([id, 't1', 'success', undefined, undefined, undefined]));
+  const idOf = PackedIds.prototype.idOf;
+  let made = 0;
+  PackedIds.prototype.idOf = function (this: PackedIds, handle: number) {
+    made += 1;
+    return idOf.call(this, handle);
+  };
+  try {
+    const entry = table.get(id)!;
+    assert.equal(entry.keyAt!(0), id);
+    assert.equal(entry.keys![0], id);
+    for (const [key, read] of table.entries()) assert.equal(read.keys![0], key);
+    // a snapshot writes each record's kept fields in its shard's index: a string each made again was garbage a record
+    assert.equal(made, 1, 'only the walk of entries makes the id');
+  } finally {
+    PackedIds.prototype.idOf = idOf;
+  }
 });
