@@ -65,3 +65,12 @@ test('the collection is had without --expose-gc, and leaves no gc global to the 
   assert.equal(seen.here, 'undefined');
   assert.equal(seen.inWorker, 'undefined');
 });
+
+test("by default, the garbage a store's snapshot leaves on an idle server (~10 MB after runs on a long history) is collected (issue 91)", () => {
+  const rule = new IdleCollection();
+  rule.sample(1000, idle, 126 * MB);
+  rule.sample(1000, busy, 138 * MB);
+  assert.equal(rule.sample(1000, idle, 136 * MB), false);
+  assert.equal(rule.sample(1000, idle, 136 * MB), false);
+  assert.equal(rule.sample(1000, idle, 136 * MB), true, 'grown by 10 MB, idle for 3 s: collect');
+});
