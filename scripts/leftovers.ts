@@ -50,10 +50,30 @@ export function madeSince(before: State, after: State): State {
   return made;
 }
 
+/**
+ * The images to remove at the end of a CI run: those the run built under the suites' names. The
+ * container suite keeps one image of each kind between runs (test/containers/support/staleImages.ts),
+ * a cache for a developer's next run; a CI machine has no next run, and an image there is a trace.
+ * What was there before the run began (a developer's cache) is not named.
+ */
+export function imagesBuiltSince(start: State, now: State): string[] {
+  return madeSince({ 'podman images': start['podman images'] ?? [] }, { 'podman images': now['podman images'] ?? [] })['podman images'] ?? [];
+}
+
 const [command, file, step = 'the step'] = process.argv.slice(2);
 if (import.meta.url === `file://${process.argv[1]}` && file) {
   if (command === 'before') fs.writeFileSync(file, JSON.stringify(snapshot()));
-  else if (command === 'after') {
+  else if (command === 'remove-images') {
+    const built = imagesBuiltSince(JSON.parse(fs.readFileSync(file, 'utf8')) as State, snapshot());
+    for (const image of built) {
+      try {
+        execFileSync('podman', ['rmi', image], { stdio: 'ignore' });
+      } catch {
+        // in use by a container (never forced: it may be another run's), removed meanwhile, or no podman here
+      }
+    }
+    if (built.length) console.log(`removed the images this run built: ${built.join(', ')}`);
+  } else if (command === 'after') {
     const made = madeSince(JSON.parse(fs.readFileSync(file, 'utf8')) as State, snapshot());
     const { bavail, bsize } = fs.statfsSync(os.tmpdir());
     const free = `${((bavail * bsize) / 1024 ** 3).toFixed(1)} GB free`;
