@@ -519,7 +519,7 @@ export class JournalStore implements Store {
     if (!index || !keys.every((key) => shardOf(key, this.shardCount) === n) || !set.noneKnown(keys)) return false;
     // a group's key is its thread's id: one string for a thread's groups in the three collections
     // and its runs' thread_id, not four (~170 bytes a thread; issue 91)
-    for (const line of index.groups) set.addOnDisk({ ...line, key: strings.share(line.key) }, number, index.side);
+    for (const line of index.groups) set.addOnDisk(line, number, index.side, strings.share(line.key));
     this.sides.set(shardKey(name, n), index.side);
     this.seq = Math.max(this.seq, index.seq);
     privateFile(file);

@@ -168,12 +168,15 @@ export class RecordGroups implements RecordSet {
     for (let group = this.oldest; group; group = group.newer) group.state!.addIndex(field);
   }
 
-  /** A group whose line a saved index lists, at a start; false when the group is known already (the shard is then read instead). */
-  addOnDisk(line: { key: string; at: number; len: number; count: number }, file: number, side: Side): boolean {
-    if (this.byKey.has(line.key)) return false;
+  /**
+   * A group whose line a saved index lists, at a start; false when the group is known already (the
+   * shard is then read instead). `key`: the line's key, or an equal string shared with others.
+   */
+  addOnDisk(line: { key: string; at: number; len: number; count: number }, file: number, side: Side, key = line.key): boolean {
+    if (this.byKey.has(key)) return false;
     this.paging.files.ref(file);
-    this.byKey.set(line.key, {
-      key: line.key,
+    this.byKey.set(key, {
+      key,
       file,
       side,
       at: line.at,
