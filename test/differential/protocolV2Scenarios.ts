@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { bearer, USER, type Side } from './harness.ts';
 import type { Scenario } from './scenarios.ts';
 import { followAssistant, replayThread } from './threadStream.ts';
+import { overlappingSubscriptions } from './overlappingSubscriptions.ts';
 
 type Sse = { event: string; data: unknown };
 type ProtocolEvent = {
@@ -198,5 +199,11 @@ export const protocolV2Scenarios: Scenario[] = [
       // over SSE, and forgets a WebSocket's thread when the socket closes)
       return { ...observed };
     },
+  },
+  {
+    name: 'protocol v2 SDK: a later overlapping subscription on one WebSocket',
+    covers:
+      'SDK 1.15 ThreadStream over WebSocket: subscribe(lifecycle, values), a run, then subscribe(lifecycle, values, updates): the second is sent the run again, each event once per matching subscription',
+    run: overlappingSubscriptions,
   },
 ];

@@ -1,8 +1,9 @@
 // Which events an ordered stream sends, said by the stream itself (a thread's protocol events:
 // the handler knows its subscription's filter; the transport does not, and imports no domain
-// code). A writer that serves several streams on one connection, and must send each event once
-// however many of them let it through (the protocol WebSocket, sentOnce.ts), can then remember
-// how far each stream has gone instead of every event it has sent.
+// code). A writer that serves several streams on one connection and must tell which events one
+// of them already sent can remember how far each stream has gone instead of every event it sent.
+// (The protocol WebSocket did, to send each event once per socket, until it sent them once per
+// subscription as upstream does: no writer reads the scope now.)
 
 /**
  * A stream's events are the events numbered (their id, an integer) after `since` that `lets`

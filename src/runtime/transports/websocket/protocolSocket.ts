@@ -1,7 +1,10 @@
 // The thread-centric protocol over a WebSocket (GET /threads/{id}/stream/events upgraded), as
 // upstream's server serves it: commands in band, each answered in the protocol's envelope;
 // `subscription.subscribe` opens the thread's event stream with the subscription's filter and
-// sends its events on the socket, `subscription.unsubscribe` closes it.
+// sends its events on the socket, `subscription.unsubscribe` closes it. Each subscription sends
+// every event its stream lets through, as upstream's session does (one frame per matching
+// subscription): the SDK hands an event to the subscriptions it holds when the event arrives, so a
+// later subscription sees what an earlier one was sent only if it is sent again.
 //
 // The socket comes in by the REST door (socketDoor.ts): credentials, tenant and custom auth
 // are checked at the upgrade, before any `101`, and a refusal is REST's answer. Every command
@@ -22,8 +25,6 @@ import { SSE_UNSENT_LIMIT } from '../sse.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from '../streamWrites.ts';
 import { webSocketTextFrame } from './webSocketFrame.ts';
 import { isPushable, type PushableStream } from '../pushedStream.ts';
-import { scopeOf } from '../streamScope.ts';
-import { SentOnce, type SubscriptionSends } from './sentOnce.ts';
 import type { SseEvent } from '../../contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 import { UnsettledUpgrades } from './unsettledUpgrades.ts';
@@ -63,8 +64,6 @@ export interface ProtocolSockets {
   goingAway(): void;
   /** Cuts the sockets still open (a client that did not answer the close). */
   terminate(): void;
-  /** How much the open sockets remember to send each event once (sentOnce.ts): it grows with their subscriptions, not their events. */
-  remembered(): number;
 }
 
 /** Serves the protocol's WebSocket on `http`, admitting each upgrade by `door`. */
@@ -79,7 +78,6 @@ export function serveProtocolSocket(http: Server, door: SocketDoor, limits: Prot
       wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
       return wss;
     }));
-  const served = new WeakMap<WebSocket, ProtocolSocket>();
   const unsettled = new UnsettledUpgrades(MAX_UNSETTLED_UPGRADES_PER_ADDRESS);
   const pace = new RefusalPace(REFUSALS_PER_SECOND, REFUSAL_BURST);
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -103,7 +101,7 @@ export function serveProtocolSocket(http: Server, door: SocketDoor, limits: Prot
           if (!('call' in admitted)) return refuse(admitted);
           if (socket.destroyed) return admitted.release();
           unsettled.settle(socket);
-          wss.handleUpgrade(req, socket, head, (ws) => served.set(ws, new ProtocolSocket(ws, socket, admitted, limits.idleMs)));
+          wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, socket, admitted, limits.idleMs));
         }),
       )
       .catch(() => refuseUpgrade(socket, { status: 500, body: { detail: 'Internal Server Error' } }));
@@ -116,11 +114,6 @@ export function serveProtocolSocket(http: Server, door: SocketDoor, limits: Prot
     terminate: () => {
       for (const ws of wss?.clients ?? []) ws.terminate();
     },
-    remembered: () => {
-      let size = 0;
-      for (const ws of wss?.clients ?? []) size += served.get(ws)?.sent.size ?? 0;
-      return size;
-    },
   };
 }
 
@@ -128,8 +121,6 @@ class ProtocolSocket {
   private readonly subscriptions = new Map<string, AbortController>();
   /** Commands still being answered: a socket awaiting an answer is not idle. */
   private pending = 0;
-  /** What this socket has sent: subscriptions that overlap send each event once. */
-  readonly sent = new SentOnce();
   /** Whether the client sent anything (a message, a pong) since the last tick. */
   private heard = true;
   private idleSince = Date.now();
@@ -234,9 +225,7 @@ class ProtocolSocket {
     const subscriptionId = randomUUID();
     this.subscriptions.set(subscriptionId, stop);
     this.send({ type: 'success', id, result: { subscription_id: subscriptionId } });
-    const sends = this.sent.open(scopeOf(reply.stream), filterKey(params));
-    stop.signal.addEventListener('abort', () => sends.end(), { once: true });
-    if (isPushable(reply.stream)) return this.pushed(reply.stream, subscriptionId, stop, sends);
+    if (isPushable(reply.stream)) return this.pushed(reply.stream, subscriptionId, stop);
     // the stream ends when `stop` aborts (an unsubscribe, the socket closing): its events are
     // read without racing each against that (a race per event left a reaction on the pending
     // abort for every event the subscription sent)
@@ -248,7 +237,6 @@ class ProtocolSocket {
       while (!stopped && this.ws.readyState === this.ws.OPEN) {
         const next = await events.next();
         if (next.done || stopped) break;
-        if (!sends.take(next.value)) continue;
         const frame = textFrame(next.value, next.value.data);
         // past the bound the stream is read on only once the socket has taken this event, so
         // a client that stops reading holds its events in their run's log, not in this server
@@ -267,16 +255,14 @@ class ProtocolSocket {
 
   /**
    * A subscription whose events are pushed in batches (issue 87): each batch is written at once,
-   * one write of frames made once per batch (unless another subscription of the socket sent some
-   * of them already); past SSE_UNSENT_LIMIT unsent the subscription is paused until the
-   * connection drains. A peer that reads nothing answers no ping and is cut (`tick`).
+   * one write of frames made once per batch; past SSE_UNSENT_LIMIT unsent the subscription is
+   * paused until the connection drains. A peer that reads nothing answers no ping and is cut (`tick`).
    */
-  private pushed(stream: PushableStream<SseEvent>, subscriptionId: string, stop: AbortController, sends: SubscriptionSends): void {
+  private pushed(stream: PushableStream<SseEvent>, subscriptionId: string, stop: AbortController): void {
     const pushed = stream.push({
       deliver: (batch) => {
         if (this.ws.readyState !== this.ws.OPEN) return true;
-        const unsent = unsentOf(batch, sends);
-        if (unsent.length) this.connection.write(unsent);
+        if (batch.length) this.connection.write(batchFrames(batch));
         if (this.connection.writableLength <= SSE_UNSENT_LIMIT) return true;
         const drained = () => {
           this.connection.off('drain', drained);
@@ -348,23 +334,6 @@ function failure(id: number, status: number, text: string): Dict {
   const message = typeof body.detail === 'string' ? body.detail : typeof body.message === 'string' ? body.message : `HTTP ${status}`;
   const error = status === 404 ? 'not_found' : status === 409 ? 'conflict' : status === 429 ? 'resource_exhausted' : 'invalid_argument';
   return { type: 'error', id, error, message };
-}
-
-/** The frames of a batch the subscription's socket has not sent yet, as one buffer (the batch's own, shared, when it has sent none). */
-function unsentOf(batch: readonly SseEvent[], sends: SubscriptionSends): Buffer {
-  // as a rule every event is new to the socket (it has one subscription): the batch's shared
-  // frames, with no array made for this socket
-  let sentBefore: Set<number> | undefined;
-  for (let i = 0; i < batch.length; i += 1) if (!sends.take(batch[i]!)) (sentBefore ??= new Set()).add(i);
-  if (!sentBefore) return batchFrames(batch);
-  const skipped = sentBefore;
-  const unsent = batch.filter((_, i) => !skipped.has(i));
-  return Buffer.concat(unsent.map((event) => textFrame(event, event.data)));
-}
-
-/** A subscription's filter as the client named it (channels in any order): subscriptions with one filter let the same events through. */
-function filterKey(params: Dict): string {
-  return JSON.stringify([[...(params.channels as string[])].sort(), params.namespaces ?? null, params.depth ?? null]);
 }
 
 // A frozen event is one object for all its subscribers (a thread's protocol events): its
