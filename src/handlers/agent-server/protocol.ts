@@ -6,10 +6,9 @@
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProtocolService } from '../../domain/agent/service.ts';
-import { eventJson, matchesFilter, type EventFilter, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
+import { eventJson, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
 import type { FeedStream } from '../../domain/agent/protocol/threadFeed.ts';
 import type { PushableStream } from '../../runtime/transports/pushedStream.ts';
-import type { StreamScope } from '../../runtime/transports/streamScope.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
@@ -17,34 +16,11 @@ import { failed } from './failures.ts';
 // protocol WebSocket) make its bytes once per SSE event object, so all the subscribers of a
 // thread are sent the same bytes (issue 67).
 const sseOf = new WeakMap<ProtocolEvent, SseEvent>();
-/** The protocol event an SSE event was made of: a subscription's filter is asked of it (`scope`). */
-const protocolOf = new WeakMap<SseEvent, ProtocolEvent>();
 
 function sseEvent(event: ProtocolEvent): SseEvent {
   let made = sseOf.get(event);
-  if (!made) {
-    sseOf.set(event, (made = Object.freeze({ id: event.event_id, event: event.method, data: eventJson(event) })));
-    protocolOf.set(made, event);
-  }
+  if (!made) sseOf.set(event, (made = Object.freeze({ id: event.event_id, event: event.method, data: eventJson(event) })));
   return made;
-}
-
-/**
- * Which events a subscription's stream sends (its events are numbered by `seq`, their id): those
- * after its `since` that its filter lets through, whatever their number (so the filter of one
- * subscription stands for another's with the same channels, namespaces and depth). The protocol
- * WebSocket remembers by it what it has sent instead of each event's id.
- */
-function scopeOf(filter: EventFilter): StreamScope<SseEvent> {
-  const lets = { ...filter, since: undefined };
-  return {
-    since: filter.since ?? 0,
-    lets: (sse) => {
-      const event = protocolOf.get(sse);
-      // not one of ours: it lets nothing through, so nothing is counted sent
-      return event !== undefined && matchesFilter(lets, event);
-    },
-  };
 }
 
 // A pushed batch of protocol events (the same array for every subscriber at the same place)
@@ -63,9 +39,8 @@ function sseBatch(events: readonly ProtocolEvent[]): readonly SseEvent[] {
  * its own promises per event (to every subscriber: issue 67), and holds a `return` until its
  * pending read ends — a subscriber gone would be let go only at the thread's next event.
  */
-function toSse(events: FeedStream, filter: EventFilter): PushableStream<SseEvent> & { scope: StreamScope<SseEvent> } {
+function toSse(events: FeedStream): PushableStream<SseEvent> {
   return {
-    scope: scopeOf(filter),
     push: (sink) => events.push({ deliver: (batch) => sink.deliver(sseBatch(batch)), fail: (err) => sink.fail(err) }),
     [Symbol.asyncIterator]() {
       const read = events[Symbol.asyncIterator]();
@@ -101,7 +76,7 @@ export function protocolHandlers(
       const since = lastEventId === undefined ? body.since : Math.max(lastEventId, body.since ?? 0);
       const filter = { channels: new Set(body.channels), namespaces: body.namespaces, depth: body.depth, since };
       const events = await protocolFor(ctx).events(path.thread_id, filter, ctx.signal);
-      return events.ok ? { status: 200, stream: toSse(events.value, filter) } : failed(events.failure);
+      return events.ok ? { status: 200, stream: toSse(events.value) } : failed(events.failure);
     },
   };
 }

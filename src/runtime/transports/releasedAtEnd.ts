@@ -2,18 +2,10 @@
 // stream that can be pushed (pushedStream.ts: a thread's protocol events) stays one: its
 // writer is still handed batches, the slot going back when the writer closes it. Wrapped in an
 // async generator it would only be pulled, a promise per event per subscriber (issue 87: every
-// WebSocket subscriber of the fan-out read its events that way, and half the bench's are). A
-// stream that says its scope (streamScope.ts) still says it.
+// WebSocket subscriber of the fan-out read its events that way, and half the bench's are).
 import { isPushable, type PushableStream } from './pushedStream.ts';
-import { scopeOf } from './streamScope.ts';
 
 export function releasedAtEnd<T>(stream: AsyncIterable<T>, release: (() => void) | undefined): AsyncIterable<T> {
-  const scope = scopeOf(stream);
-  const released = wrapped(stream, release);
-  return scope ? Object.assign(released, { scope }) : released;
-}
-
-function wrapped<T>(stream: AsyncIterable<T>, release: (() => void) | undefined): AsyncIterable<T> {
   const pulled = pulledThenReleased(stream, release);
   if (!isPushable(stream)) return pulled;
   const pushable: PushableStream<T> = {

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { releasedAtEnd } from '../../../src/runtime/transports/releasedAtEnd.ts';
 import { isPushable, type BatchSink, type PushableStream } from '../../../src/runtime/transports/pushedStream.ts';
-import { scopeOf } from '../../../src/runtime/transports/streamScope.ts';
 
 function pushable(events: string[]) {
   const seen = { pushed: 0, resumed: 0, closed: 0 };
@@ -58,18 +57,4 @@ test('a stream pulled and left early gives its slot back', async () => {
   let released = 0;
   for await (const event of releasedAtEnd(pushable(['a', 'b']).stream, () => (released += 1))) if (event === 'a') break;
   assert.equal(released, 1);
-});
-
-test('a stream that says its scope still says it once wrapped, pushable or pulled', () => {
-  const scope = { since: 2, lets: () => true };
-  const { stream } = pushable(['a']);
-  assert.equal(scopeOf(releasedAtEnd(Object.assign(stream, { scope }), undefined)), scope);
-  const pulled = {
-    async *[Symbol.asyncIterator]() {
-      yield 'a';
-    },
-    scope,
-  };
-  assert.equal(scopeOf(releasedAtEnd(pulled, undefined)), scope);
-  assert.equal(scopeOf(releasedAtEnd(pushable(['a']).stream, undefined)), undefined);
 });
