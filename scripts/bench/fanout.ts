@@ -342,21 +342,26 @@ export async function lastRunEvents(t: FanoutTarget, thread: string): Promise<st
  * the recorded run on as many threads at agentplane's run rate; `/ok` p99 idle and under them,
  * taken as agentplane's are, and the delivery and losses as its subscribers saw them.
  */
-async function measureCeiling(
-  events: string[],
-  runsPerSecondPerThread: number,
-  counts: { subscribers: number; threads: number },
-  log: (s: string) => void,
-): Promise<CeilingFigure> {
+/** The bare node:http broadcaster (fanoutCeiling.ts) in a process of its own, answering `/ok`: the ceiling of the fan-out benches. */
+export async function startBroadcaster(name = 'fanout-ceiling') {
   const port = await freePort();
-  const child = await startChild({
-    name: 'fanout-ceiling',
+  return startChild({
+    name,
     command: process.execPath,
     args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/fanoutCeiling.ts'), String(port)],
     cwd: ROOT,
     port,
     probePath: '/ok',
   });
+}
+
+async function measureCeiling(
+  events: string[],
+  runsPerSecondPerThread: number,
+  counts: { subscribers: number; threads: number },
+  log: (s: string) => void,
+): Promise<CeilingFigure> {
+  const child = await startBroadcaster();
   try {
     const t: FanoutTarget = { url: child.url, headers: {}, assistant: '' };
     await okP99(t);

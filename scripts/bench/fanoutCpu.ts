@@ -16,12 +16,11 @@ import path from 'node:path';
 import { ROOT } from './agentplane.ts';
 import { prepareBaseline } from './baseline.ts';
 import { randomUUID } from 'node:crypto';
-import { lastRunEvents, newThread, protocolRun, startFanoutServer } from './fanout.ts';
+import { lastRunEvents, newThread, protocolRun, startBroadcaster, startFanoutServer } from './fanout.ts';
 import { json } from './fanoutClients.ts';
 import { openSubscribers } from './fanoutSubscribers.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { processCpuPrecise } from './routeCpu.ts';
-import { freePort, startChild } from './proc.ts';
 
 const withCeiling = process.argv.includes('--ceiling');
 const args = process.argv.filter((a) => !a.startsWith('--'));
@@ -67,15 +66,7 @@ const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 
 
 /** The bare broadcaster playing `events` as a run on THREADS threads at `runsPerSecondPerThread` to the subscribers for `seconds`. */
 async function ceilingTurn(events: string[], runsPerSecondPerThread: number) {
-  const port = await freePort();
-  const child = await startChild({
-    name: 'fanout-ceiling',
-    command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/fanoutCeiling.ts'), String(port)],
-    cwd: ROOT,
-    port,
-    probePath: '/ok',
-  });
+  const child = await startBroadcaster();
   try {
     const t = { url: child.url, headers: {}, assistant: '' };
     const held = await openSubscribers({ target: t, threads: Array.from({ length: THREADS }, () => randomUUID()), subscribers });

@@ -23,10 +23,9 @@ import { Worker } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ROOT } from './agentplane.ts';
 import { prepareBaseline } from './baseline.ts';
-import { newThread, protocolRun, startFanoutServer } from './fanout.ts';
+import { newThread, protocolRun, startBroadcaster, startFanoutServer } from './fanout.ts';
 import { openSubscribers } from './fanoutSubscribers.ts';
 import { BENCH_GRAPH } from './graph.ts';
-import { freePort, startChild } from './proc.ts';
 
 const workersIdle = process.argv.includes('--workers-idle');
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -131,15 +130,7 @@ const summary: { round: number; phase: string; agentplane: number; bare: number;
 
 for (let round = 1; round <= rounds; round += 1) {
   const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'ok-beside-'));
-  const port = await freePort();
-  const bare = await startChild({
-    name: 'bare-ok',
-    command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/fanoutCeiling.ts'), String(port)],
-    cwd: ROOT,
-    port,
-    probePath: '/ok',
-  });
+  const bare = await startBroadcaster('bare-ok');
   const ap = await startFanoutServer(work, root);
   try {
     const targets: Target[] = [
