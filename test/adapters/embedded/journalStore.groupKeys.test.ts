@@ -5,21 +5,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { tempDir } from '../../support/tempDirs.ts';
+import { liveHeapUsed } from '../../support/liveHeap.ts';
 
 const GROUPED = ['checkpoints', 'checkpoint_writes', 'checkpoint_values'];
 
 test("a thread's groups and its runs share one string of its id after a restart", async () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const heapUsed = () => {
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const heapUsed = liveHeapUsed;
   const dataDir = tempDir('agentplane-group-keys-');
   const threads = Array.from({ length: 4_000 }, () => randomUUID());
   try {

@@ -11,6 +11,7 @@ import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts
 import { PackedIds } from '../../../src/adapters/embedded/packedIds.ts';
 import type { Kept } from '../../../src/adapters/embedded/collectionState.ts';
 import { tempDir } from '../../support/tempDirs.ts';
+import { liveHeapUsed } from '../../support/liveHeap.ts';
 
 const KEPT = ['run_id', 'thread_id', 'status', 'created_at', 'updated_at', 'metadata'];
 const onDisk = (keys: unknown[], at = 10): Kept => ({ seq: 1, value: undefined, slot: -1, file: 3, at, len: 42, keys });
@@ -111,12 +112,7 @@ test('a row keeps no slot on the heap for its times packed as numbers (issue 91)
 });
 
 test("a run of the agent graph costs the store under 70 bytes of heap, written and loaded again: its id kept as 16 bytes, its kept fields as codes, the order and its thread's index holding its number (issue 91)", async () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const heapUsed = () => {
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const heapUsed = liveHeapUsed;
   const dataDir = tempDir('agentplane-packed-runs-');
   const count = 20_000;
   const threads = Array.from({ length: count / 10 }, () => randomUUID());

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { openJournalStore, type JournalStoreOptions } from '../../../src/adapters/embedded/journalStore.ts';
 import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { tempDir } from '../../support/server.ts';
+import { liveHeapUsed } from '../../support/liveHeap.ts';
 
 interface Write {
   thread_id: string;
@@ -57,12 +56,7 @@ async function answers(writes: Awaited<ReturnType<typeof open>>['writes'], threa
 }
 
 test("a grouped collection's records on disk cost memory per thread, not per record", async () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const heapUsed = () => {
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const heapUsed = liveHeapUsed;
   const dir = tempDir('groups-memory-');
   const threads = 200;
   const perThread = 60;
@@ -89,12 +83,7 @@ test("a grouped collection's records on disk cost memory per thread, not per rec
 });
 
 test('threads written since the last snapshot cost no entry a record once more are held than the budget: their places are set aside off the heap', async () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const heapUsed = () => {
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const heapUsed = liveHeapUsed;
   const dir = tempDir('groups-aside-');
   const threads = 200;
   const perThread = 60;
@@ -124,12 +113,7 @@ test('threads written since the last snapshot cost no entry a record once more a
 });
 
 test("a thread's group written while the server runs keeps its thread's id alone, not the id of the record it was made for", async () => {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const heapUsed = () => {
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
+  const heapUsed = liveHeapUsed;
   const dir = tempDir('groups-key-');
   const threads = 2_000;
   const { store, writes } = await open(dir);
