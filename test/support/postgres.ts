@@ -8,13 +8,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { promisify } from 'node:util';
 import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { freePort } from '../../scripts/freePort.ts';
 
 /** The shared server's admin URL, as scripts/run-tests.ts hands it to the test processes. */
 export const SHARED_POSTGRES_ENV = 'AGENTPLANE_TEST_POSTGRES_URL';
@@ -234,15 +234,4 @@ function asPostgres(): { uid?: number } {
 
 function postgresUid(): number {
   return Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

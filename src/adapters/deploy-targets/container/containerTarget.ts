@@ -29,7 +29,8 @@ import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../../../
 import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from '../shared/localBuild.ts';
 import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../shared/deploymentFiles.ts';
-import { answersOk, freePort } from '../shared/probes.ts';
+import { freePort } from '../shared/freePort.ts';
+import { answersOk } from '../shared/probes.ts';
 import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
 import { LogWriter, capLogFile } from '../../log-files/revisionLogFiles.ts';
 import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from '../shared/sandbox.ts';

@@ -36,7 +36,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import YAML from 'yaml';
-import { freePort } from '../shared/probes.ts';
+import { freePort } from '../shared/freePort.ts';
 import type { Cluster, RolloutState } from './cluster.ts';
 import { manifestsAsYaml } from '../../../domain/control-plane/kubernetes/manifestYaml.ts';
 import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from '../../../domain/control-plane/kubernetes/renderManifests.ts';

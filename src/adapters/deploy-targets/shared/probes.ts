@@ -1,20 +1,7 @@
-// What deployers ask of this machine's network: a port to publish a deployment on, and
-// whether a deployment answers its health check and serves every graph of its project.
-import net from 'node:net';
+// What deployers ask of a deployment once it runs: whether it answers its health check and
+// serves every graph of its project (the port it is published on comes from freePort.ts).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { keyDigest } from '../../../runtime/security/auth.ts';
-
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Whether a process found alive after a restart serves `url`: asked up to `tries` times, 2 s
