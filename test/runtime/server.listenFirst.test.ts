@@ -13,16 +13,9 @@ import { spawn } from 'node:child_process';
 import { ROOT } from '../support/server.ts';
 import { logLine } from '../support/logLines.ts';
 import { tempDir } from '../support/tempDirs.ts';
+import { freePort } from '../../scripts/freePort.ts';
 
 const KEY = 'listen-first-key';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * Resolves once a TCP connection to the port is accepted (tried every 10 ms: every 2 ms cost a

@@ -3,24 +3,16 @@
 // its start banner name; nothing of grpc-js's own reaches the terminal.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import path from 'node:path';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk-v1/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { Role } from '@a2a-js/sdk-v1';
 import { ROOT, spawnServer, tempDir, type ChildServer } from '../../../support/server.ts';
+// a free HTTP port: the gRPC port has its fixed default only beside a fixed HTTP port
+import { freePort } from '../../../../scripts/freePort.ts';
 
 const servers: ChildServer[] = [];
 after(() => Promise.all(servers.map((s) => s.kill('SIGTERM'))));
-
-/** A free HTTP port: the gRPC port has its fixed default only beside a fixed HTTP port. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** Waits for the start banner (said once the gRPC port has settled) and returns its gRPC line. */
 async function bannerGrpc(server: ChildServer): Promise<string> {
