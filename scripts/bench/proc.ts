@@ -28,6 +28,8 @@ export interface StartOptions {
   probePath: string;
   probeHeaders?: Record<string, string>;
   timeoutMs?: number;
+  /** Output that means the start has failed though the process lives on (a watcher keeps it): stop probing. */
+  failedWhen?: RegExp;
 }
 
 export { freePort } from '../freePort.ts';
@@ -81,7 +83,7 @@ export async function startChild(options: StartOptions): Promise<Child> {
 
   const deadline = started + (options.timeoutMs ?? 30_000);
   let startMs = -1;
-  while (performance.now() < deadline && !gone) {
+  while (performance.now() < deadline && !gone && !options.failedWhen?.test(out)) {
     if (await probe(url + options.probePath, options.probeHeaders)) {
       startMs = performance.now() - started;
       break;

@@ -170,21 +170,36 @@ export interface StartUpstreamOptions {
   timeoutMs?: number;
 }
 
-/** `langgraphjs dev` in the project's folder on a free loopback port; answers once /ok does. */
+/** Said by upstream's server when its port was taken before it bound it (its watcher then lives on, serving nothing). */
+const PORT_TAKEN = /EADDRINUSE/;
+const PORT_TRIES = 3;
+
+/**
+ * `langgraphjs dev` in the project's folder on a free loopback port; answers once /ok does.
+ * The server binds its port only after compiling the project, seconds after the port was
+ * picked: if something took the port meanwhile, it starts again on another.
+ */
 export async function startUpstreamDev(install: UpstreamInstall, project: UpstreamProject, options: StartUpstreamOptions = {}): Promise<Child> {
   const pkgDir = path.join(install.dir, 'node_modules', UPSTREAM_CLI_PACKAGE);
   const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
   const bin = typeof pkg.bin === 'string' ? pkg.bin : (pkg.bin?.langgraphjs ?? Object.values(pkg.bin ?? {})[0]);
-  const port = await freePort();
-  return startChild({
-    name: 'upstream',
-    command: process.execPath,
-    args: [path.join(pkgDir, bin), 'dev', '--port', String(port), '--host', '127.0.0.1', '--no-browser', '--config', 'langgraph.json'],
-    cwd: project.dir,
-    env: { LANGSMITH_TRACING: 'false', LANGCHAIN_TRACING_V2: 'false', LOG_LEVEL: 'warn', NODE_ENV: 'production', TMPDIR: os.tmpdir(), ...options.env },
-    port,
-    probePath: '/ok',
-    probeHeaders: options.probeHeaders,
-    timeoutMs: options.timeoutMs ?? 120_000,
-  });
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      return await startChild({
+        name: 'upstream',
+        command: process.execPath,
+        args: [path.join(pkgDir, bin), 'dev', '--port', String(port), '--host', '127.0.0.1', '--no-browser', '--config', 'langgraph.json'],
+        cwd: project.dir,
+        env: { LANGSMITH_TRACING: 'false', LANGCHAIN_TRACING_V2: 'false', LOG_LEVEL: 'warn', NODE_ENV: 'production', TMPDIR: os.tmpdir(), ...options.env },
+        port,
+        probePath: '/ok',
+        probeHeaders: options.probeHeaders,
+        timeoutMs: options.timeoutMs ?? 120_000,
+        failedWhen: PORT_TAKEN,
+      });
+    } catch (err) {
+      if (attempt >= PORT_TRIES || !PORT_TAKEN.test((err as Error).message)) throw err;
+    }
+  }
 }
