@@ -1,7 +1,8 @@
 // Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL, the
 // MCP SDK for the first MCP request, the OpenTelemetry SDK for the first run, the Hono adapter
 // for a project with an http.app, jose for an agent card signing key, the CLI's other commands
-// (init's scaffold, build's image builder, the conformance suite) for those commands, the control plane's request
+// (init's scaffold, build's image builder, the conformance suite) for those commands, the local and container deploy
+// targets for their first use, the control plane's handlers, request
 // validators and reply serializers for its first request, the agent server's body validators for its first request
 // with a body, and the reply serializers'
 // validator (Ajv) for the first reply that needs one (each costs start time, which is bounded: ≤ 1 s to the first 200). Checked on
@@ -88,6 +89,13 @@ test('the server on the embedded store answers without having loaded the pg driv
       [],
       'no reply written yet: the serializers’ validator (Ajv) is not loaded',
     );
+    assert.deepEqual(
+      loaded().filter((u) => /\/src\/adapters\/(deploy-targets\/(local|container)|images)\//.test(u)),
+      [],
+      'the simulated deployer (the default): the local and container targets, and the image builder, are not loaded',
+    );
+    const controlPlaneHandlers = () => loaded().filter((u) => /\/src\/handlers\/control-plane\//.test(u));
+    assert.deepEqual(controlPlaneHandlers(), [], 'no control-plane request yet: its handlers are not loaded');
     const controlPlaneTables = () =>
       loaded().filter(
         (u) => /\/generated\/control-plane\/(params|body)\.validators\.gen\.js$|reply\.serializers\.gen\.js$/.test(u) && u.includes('/control-plane/'),
@@ -110,8 +118,10 @@ test('the server on the embedded store answers without having loaded the pg driv
     assert.equal(refused.status, 422, JSON.stringify(refusal));
     assert.deepEqual(refusal.detail?.[0]?.loc, ['query', 'limit']);
     assert.equal(controlPlaneTables().length, 3, 'the first control-plane request loaded its tables');
+    // the first request a handler answers loads the handlers, and is answered by them
     const listed = await fetch(`${url}/v2/deployments?limit=5`, { headers: { 'x-api-key': key } });
     assert.equal(listed.status, 200, await listed.text());
+    assert.ok(controlPlaneHandlers().length > 0, 'the first control-plane request loaded its handlers');
 
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',

@@ -2,41 +2,33 @@
 // revisions and OAuth providers over the store, with the configured deployer driving revisions;
 // composeControlPlane (controlPlane.ts beside this) makes them an area.
 import type { DeploymentStatus } from '../../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
+import { handledOperationIds as controlPlaneIds, type ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { BackgroundModule } from '../../runtime/application.ts';
 import type { AppFactoryDeps } from '../area.ts';
 import path from 'node:path';
 import fs from 'node:fs';
 import { simulatedTarget } from '../../adapters/deploy-targets/simulated/simulatedTarget.ts';
-import { LocalTarget } from '../../adapters/deploy-targets/local/localTarget.ts';
-import { ContainerTarget } from '../../adapters/deploy-targets/container/containerTarget.ts';
 import { RevisionEngine, type Leadership, type Ownership } from '../../domain/control-plane/revisionEngine.ts';
 import type { DeployTarget } from '../../domain/control-plane/deployTarget.ts';
 import type { Logger } from '../../runtime/logging/logger.ts';
-import { ContainerEngine, withoutOwnSettings } from '../../adapters/images/engine.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../../adapters/deploy-targets/shared/sandbox.ts';
 import { PACKAGE_ROOT, packagePath } from '../../runtime/packageRoot.ts';
 import type { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { CollectionControlPlane } from '../../adapters/embedded/collectionControlPlane.ts';
-import { authProviderHandlers } from '../../handlers/control-plane/authProviders.ts';
-import { agentAuthHandlers } from '../../handlers/control-plane/agentAuth.ts';
-import { devProviderHandlers } from '../../handlers/control-plane/devProvider.ts';
 import type { DevProvider } from '../../domain/ports/devProvider.ts';
 import { createAgentAuth, type AgentAuth } from '../../domain/control-plane/agentAuth/agentAuth.ts';
 import type { StandInProvider } from '../../domain/control-plane/agentAuth/standInProvider.ts';
 import { CollectionAuthFlows } from '../../adapters/embedded/collectionAuthFlows.ts';
 import { CollectionAuthTokens } from '../../adapters/embedded/collectionAuthTokens.ts';
 import type { OAuthClient } from '../../domain/ports/oauthClient.ts';
-import { deploymentHandlers } from '../../handlers/control-plane/deployments.ts';
-import { revisionHandlers } from '../../handlers/control-plane/revisions.ts';
-import { listenerHandlers } from '../../handlers/control-plane/listeners.ts';
 import { listenerOwnership, locallyReconciled } from '../../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../../domain/control-plane/listenerWatch.ts';
 import { RemoteLogFiles } from '../../adapters/log-files/remoteLogFiles.ts';
 import { LOG_CAP_BYTES } from '../../domain/control-plane/deployer/revisionLogs.ts';
-import { LogBudget } from '../../domain/control-plane/listenerLogBudget.ts';
 import { kubernetesTargetFactory } from '../kubernetesTarget.ts';
+import { lazyDeployTarget } from './lazyDeployTarget.ts';
+import { lazyHandlers } from './lazyHandlers.ts';
 import { processTempDir } from '../../shared/processTempDir.ts';
 
 /** Every DeploymentStatus of the spec. */
@@ -93,14 +85,27 @@ export async function createControlPlane(
     standIn: adapters.standIn ?? null,
     log: deps.log.child({ area: 'agent-auth' }),
   });
-  const handlers = {
-    ...deploymentHandlers(domain),
-    ...revisionHandlers({ ...domain, render }),
-    ...authProviderHandlers(repo, agentAuth.forgetProvider, agentAuth.providerRules),
-    ...agentAuthHandlers(repo, agentAuth),
-    ...devProviderHandlers(adapters.devProvider ?? null),
-    ...listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }, deps.config.tenantQuotas),
-  };
+  // the handlers' modules load at the first control-plane request (lazyHandlers.ts); everything
+  // above, which can refuse a start, is made now
+  const handlers = lazyHandlers<ControlPlaneHandlers<RequestContext>>(controlPlaneIds, async () => {
+    const [deployments, revisions, authProviders, agentAuthPages, devProviderPages, listeners, { LogBudget }] = await Promise.all([
+      import('../../handlers/control-plane/deployments.ts'),
+      import('../../handlers/control-plane/revisions.ts'),
+      import('../../handlers/control-plane/authProviders.ts'),
+      import('../../handlers/control-plane/agentAuth.ts'),
+      import('../../handlers/control-plane/devProvider.ts'),
+      import('../../handlers/control-plane/listeners.ts'),
+      import('../../domain/control-plane/listenerLogBudget.ts'),
+    ]);
+    return {
+      ...deployments.deploymentHandlers(domain),
+      ...revisions.revisionHandlers({ ...domain, render }),
+      ...authProviders.authProviderHandlers(repo, agentAuth.forgetProvider, agentAuth.providerRules),
+      ...agentAuthPages.agentAuthHandlers(repo, agentAuth),
+      ...devProviderPages.devProviderHandlers(adapters.devProvider ?? null),
+      ...listeners.listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }, deps.config.tenantQuotas),
+    };
+  });
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
   return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [], agentAuth };
@@ -149,41 +154,58 @@ function targetFactory(
   const root = () => (config.dataDir ? path.join(config.dataDir, 'deployments') : path.join(temp(), 'control'));
   // the workspaces are outside the data directory: the deployments' users must reach them, and never it
   const workspaces = () => config.deploymentsDir ?? (config.dataDir ? `${config.dataDir}-deployments` : path.join(temp(), 'workspaces'));
+  // the local and container targets' modules load at the engine's first use of its target (lazyDeployTarget.ts)
   if (config.deployer === 'container') {
-    // the engine's CLI gets the operator's environment, none of agentplane's own settings
-    const engine = new ContainerEngine({ name: 'podman', env: withoutOwnSettings(config.env), containersConf: packagePath('config', 'containers.conf') });
-    const options = {
-      root: root(),
-      workspaces: workspaces(),
-      isolation,
-      baseEnv: config.env,
-      engine,
-      packageRoot: PACKAGE_ROOT,
-      buildTimeoutMs: config.buildTimeoutMs,
-      startTimeoutMs: config.deployTimeoutMs,
-      logCapBytes: LOG_CAP_BYTES,
-      policy: config.workloadPolicy,
-      keyDigestsOf,
-    };
-    return () => new ContainerTarget(repo, options, log);
+    let engine: Promise<import('../../adapters/images/engine.ts').ContainerEngine> | undefined;
+    // one engine for every term's target, as the target's own modules, made at its first use
+    const engineOnce = () =>
+      (engine ??= import('../../adapters/images/engine.ts').then(
+        // the engine's CLI gets the operator's environment, none of agentplane's own settings
+        ({ ContainerEngine, withoutOwnSettings }) =>
+          new ContainerEngine({ name: 'podman', env: withoutOwnSettings(config.env), containersConf: packagePath('config', 'containers.conf') }),
+      ));
+    return () =>
+      lazyDeployTarget(async () => {
+        const [{ ContainerTarget }, containerEngine] = await Promise.all([import('../../adapters/deploy-targets/container/containerTarget.ts'), engineOnce()]);
+        return new ContainerTarget(
+          repo,
+          {
+            root: root(),
+            workspaces: workspaces(),
+            isolation,
+            baseEnv: config.env,
+            engine: containerEngine,
+            packageRoot: PACKAGE_ROOT,
+            buildTimeoutMs: config.buildTimeoutMs,
+            startTimeoutMs: config.deployTimeoutMs,
+            logCapBytes: LOG_CAP_BYTES,
+            policy: config.workloadPolicy,
+            keyDigestsOf,
+          },
+          log,
+        );
+      });
   }
   return () =>
-    new LocalTarget(
-      repo,
-      {
-        root: root(),
-        workspaces: workspaces(),
-        isolation,
-        limits: DEFAULT_LIMITS,
-        // the deployed agent servers are this same agentplane, run by the same Node.js
-        agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
-        buildTimeoutMs: config.buildTimeoutMs,
-        startTimeoutMs: config.deployTimeoutMs,
-        logCapBytes: LOG_CAP_BYTES,
-        baseEnv: config.env,
-        policy: config.workloadPolicy,
-        keyDigestsOf,
-      },
-      log,
-    );
+    lazyDeployTarget(async () => {
+      const { LocalTarget } = await import('../../adapters/deploy-targets/local/localTarget.ts');
+      return new LocalTarget(
+        repo,
+        {
+          root: root(),
+          workspaces: workspaces(),
+          isolation,
+          limits: DEFAULT_LIMITS,
+          // the deployed agent servers are this same agentplane, run by the same Node.js
+          agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
+          buildTimeoutMs: config.buildTimeoutMs,
+          startTimeoutMs: config.deployTimeoutMs,
+          logCapBytes: LOG_CAP_BYTES,
+          baseEnv: config.env,
+          policy: config.workloadPolicy,
+          keyDigestsOf,
+        },
+        log,
+      );
+    });
 }
