@@ -19,8 +19,14 @@ const NON_PUBLIC: readonly [label: string, ranges: readonly string[]][] = [
   ['an IPv4 address in IPv6 form', ['::/96', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '2001::/32']],
 ];
 
-const RANGES = NON_PUBLIC.map(([label, ranges]) => ({ label, list: blockListOf(ranges, 'the non-public ranges') }));
-const LOOPBACK = RANGES[0].list;
+/**
+ * The ranges as block lists, made at the first address checked: building them (node's IPv6
+ * pattern compiled at the first net.isIP of an IPv6 address, then ~30 subnets) cost every start
+ * ~20-45 ms of CPU before its first answer, for rules no request before a webhook, a push
+ * config or an OAuth call reads.
+ */
+let ranges: { label: string; list: AddressList }[] | undefined;
+const nonPublic = () => (ranges ??= NON_PUBLIC.map(([label, entries]) => ({ label, list: blockListOf(entries, 'the non-public ranges') })));
 
 export interface AddressRule {
   /** Ranges (CIDR) or single addresses the operator allows although they are not public. */
@@ -41,9 +47,10 @@ export function addressCheck(rule: AddressRule = {}): AddressCheck {
   return (raw) => {
     const address = unwrapMapped(raw);
     const family = net.isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (rule.disable_loopback && LOOPBACK.check(address, family)) return `address ${raw} is loopback (webhooks.url.disable_loopback)`;
+    const [loopback] = nonPublic();
+    if (rule.disable_loopback && loopback.list.check(address, family)) return `address ${raw} is loopback (webhooks.url.disable_loopback)`;
     if (allowed.check(address, family)) return null;
-    const range = RANGES.find(({ list }) => list.check(address, family));
+    const range = nonPublic().find(({ list }) => list.check(address, family));
     return range ? `address ${raw} is ${range.label}, not public; allow it with ${setting}` : null;
   };
 }
@@ -67,7 +74,14 @@ export function literalHostProblem(url: string, check: AddressCheck): string | n
   return null;
 }
 
-function blockListOf(entries: readonly string[], setting: string): net.BlockList {
+/** What a rule asks of a list of ranges. */
+type AddressList = Pick<net.BlockList, 'check'>;
+
+/** No ranges: nothing is in them (the operator allowed none, as by default). */
+const NO_RANGES: AddressList = { check: () => false };
+
+function blockListOf(entries: readonly string[], setting: string): AddressList {
+  if (!entries.length) return NO_RANGES;
   const list = new net.BlockList();
   for (const entry of entries) {
     const [address, bits, extra] = entry.split('/');
