@@ -85,9 +85,9 @@ export async function createControlPlane(
     standIn: adapters.standIn ?? null,
     log: deps.log.child({ area: 'agent-auth' }),
   });
-  // the handlers' modules load at the first control-plane request (lazyHandlers.ts); everything
-  // above, which can refuse a start, is made now
-  const handlers = lazyHandlers<ControlPlaneHandlers<RequestContext>>(controlPlaneIds, async () => {
+  // the handlers' modules load once the server answers, or at a control-plane request before
+  // (lazyHandlers.ts); everything above, which can refuse a start, is made now
+  const { handlers, load: loadHandlers } = lazyHandlers<ControlPlaneHandlers<RequestContext>>(controlPlaneIds, async () => {
     const [deployments, revisions, authProviders, agentAuthPages, devProviderPages, listeners, { LogBudget }] = await Promise.all([
       import('../../handlers/control-plane/deployments.ts'),
       import('../../handlers/control-plane/revisions.ts'),
@@ -108,7 +108,32 @@ export async function createControlPlane(
   });
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
-  return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [], agentAuth };
+  return { handlers, modules: deps.config.controlPlane ? [deployer, watchOnceAnswering(watch, loadHandlers, log)] : [], agentAuth };
+}
+
+/**
+ * The listeners' watch, begun once the handlers their reports reach have loaded: those load as
+ * the server answers its first requests (no control-plane request then waits for them), and a
+ * listener's silence is counted from the moment its reports can be answered, as it was counted
+ * from the server's answering when the handlers came with the start.
+ */
+function watchOnceAnswering(watch: ListenerWatch, loadHandlers: () => Promise<unknown>, log: Logger): BackgroundModule {
+  let begun: Promise<void> | undefined;
+  return {
+    start: () => {
+      begun = loadHandlers().then(
+        () => watch.start(),
+        (err: unknown) => {
+          log.error('the control plane’s handlers did not load', { err });
+          watch.start();
+        },
+      );
+    },
+    stop: async () => {
+      await begun;
+      await watch.stop();
+    },
+  };
 }
 
 /** The configured deployer: the revision engine over the configured target, made fresh for each term of leadership (and once to read logs with); a listener makes its own, alone, without either option. */

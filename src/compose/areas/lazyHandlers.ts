@@ -4,15 +4,20 @@
 // answers first, and imported with the rest of the area they cost every start tens of
 // milliseconds before its first 200. What can refuse a start (the auth service's key, the
 // deployer's settings, the revision engine) stays composed before the server answers; only
-// the handlers, which make closures over it and can fail at nothing, wait for their first use.
+// the handlers, which make closures over it and can fail at nothing, load later: once the
+// server answers (controlPlaneServices.ts begins it), or at a request that comes first.
 import type { OperationHandler } from '../../runtime/handler.ts';
 
 /**
  * One handler per operation, each loading the real ones (once, shared by the first calls) and
  * from then on calling its own: after the load one property read more than the handler itself.
  * A load that lacks an operation's handler fails that call and every later one, naming it.
+ * `load` begins the load without a request (once the server answers, say) and resolves with it.
  */
-export function lazyHandlers<H extends { [K in keyof H]: OperationHandler }>(operationIds: readonly (keyof H & string)[], load: () => Promise<H>): H {
+export function lazyHandlers<H extends { [K in keyof H]: OperationHandler }>(
+  operationIds: readonly (keyof H & string)[],
+  load: () => Promise<H>,
+): { handlers: H; load: () => Promise<H> } {
   let loaded: H | undefined;
   let loading: Promise<H> | undefined;
   const loadOnce = () =>
@@ -27,5 +32,5 @@ export function lazyHandlers<H extends { [K in keyof H]: OperationHandler }>(ope
     const forward: OperationHandler = (request, ctx) => (loaded ? loaded[id](request, ctx) : loadOnce().then((real) => real[id](request, ctx)));
     handlers[id] = forward;
   }
-  return handlers as H;
+  return { handlers: handlers as H, load: loadOnce };
 }

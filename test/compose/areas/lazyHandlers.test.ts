@@ -13,7 +13,7 @@ const ctx = {} as RequestContext;
 
 test('loads the handlers at the first call, once, and answers by them', async () => {
   let loads = 0;
-  const handlers = lazyHandlers<Handlers>(['getThing', 'listThings'], async () => {
+  const { handlers } = lazyHandlers<Handlers>(['getThing', 'listThings'], async () => {
     loads += 1;
     return {
       getThing: async (req) => ({ status: 200, body: { id: (req.path as { id: string }).id } }),
@@ -29,6 +29,6 @@ test('loads the handlers at the first call, once, and answers by them', async ()
 });
 
 test('a load without an operation’s handler fails the calls, naming it', async () => {
-  const handlers = lazyHandlers<Handlers>(['getThing', 'listThings'], async () => ({ getThing: async () => ({ status: 204 }) }) as unknown as Handlers);
+  const { handlers } = lazyHandlers<Handlers>(['getThing', 'listThings'], async () => ({ getThing: async () => ({ status: 204 }) }) as unknown as Handlers);
   await assert.rejects(handlers.getThing(request, ctx), /no handler for operationId\(s\): listThings/);
 });
