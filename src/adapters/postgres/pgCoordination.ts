@@ -82,26 +82,27 @@ export class PgCoordination implements Coordination {
     // in process first: one database lock per key at a time from this replica, in call order
     return this.local.run(key, async () => {
       const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
-      let broken = false;
       try {
         // named: parsed once per connection (a lock and an unlock per run created)
-        await client
-          .query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] })
-          .catch((error: unknown) => Promise.reject(asStoreFailure(error)));
-        try {
-          return await work();
-        } finally {
-          await client
-            .query({ name: 'agentplane_serialize_unlock', text: 'SELECT pg_advisory_unlock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] })
-            .catch(() => (broken = true));
-        }
+        await client.query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] });
       } catch (error) {
-        broken = true;
-        throw error;
-      } finally {
         // a connection whose state is unsure is closed, which frees any lock it held
-        client.release(broken);
+        client.release(true);
+        throw asStoreFailure(error);
       }
+      // (a work that throws at once is a failure as a later one is: the lock is still let go)
+      const [done] = await Promise.allSettled([(async () => work())()]);
+      // the unlock's answer is not waited for: the work's writes have committed, and the next
+      // holder (of this replica, on another connection, or of another) is granted the lock
+      // when PostgreSQL runs the unlock, answered or not. A run's creation answers a round trip
+      // sooner. The connection goes back to the pool once the answer comes; closed if the
+      // unlock or the work failed (its state unsure), which frees the lock too
+      client.query({ name: 'agentplane_serialize_unlock', text: 'SELECT pg_advisory_unlock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] }).then(
+        () => client.release(done.status === 'rejected'),
+        () => client.release(true),
+      );
+      if (done.status === 'rejected') throw done.reason;
+      return done.value;
     });
   }
 

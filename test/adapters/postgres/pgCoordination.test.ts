@@ -46,6 +46,49 @@ test('serialize: two replicas never run work for the same key at once', async ()
   }
 });
 
+test("serialize: the work's answer does not wait for the unlock's, and the lock is free once PostgreSQL runs it", async () => {
+  const url = await freshDatabaseUrl();
+  const replicas = [new PgCoordination({ url }), new PgCoordination({ url })];
+  const log: string[] = [];
+  const clientQuery = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    log.push(`sent ${text}`);
+    const answer = (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+    if (answer instanceof Promise) answer.then(() => log.push(`answered ${text}`)).catch(() => {});
+    return answer;
+  } as typeof clientQuery;
+  try {
+    const answer = await replicas[0].serialize('thread-1', async () => 'done');
+    const seen = [...log];
+    pg.Client.prototype.query = clientQuery;
+    assert.equal(answer, 'done');
+    assert.ok(
+      seen.some((line) => line.startsWith('sent SELECT pg_advisory_unlock')),
+      seen.join('\n'),
+    );
+    // a round trip less for the caller (a run's creation): the unlock is on its way, not answered
+    assert.ok(!seen.some((line) => line.startsWith('answered SELECT pg_advisory_unlock')), seen.join('\n'));
+    // the other replica takes the key at once; a failing work lets it go too
+    await replicas[1].serialize('thread-1', async () => undefined);
+    await assert.rejects(
+      replicas[0].serialize('thread-1', () => Promise.reject(new Error('work failed'))),
+      /work failed/,
+    );
+    await assert.rejects(
+      replicas[0].serialize('thread-1', () => {
+        throw new Error('thrown at once');
+      }),
+      /thrown at once/,
+    );
+    await replicas[1].serialize('thread-1', async () => undefined);
+  } finally {
+    pg.Client.prototype.query = clientQuery;
+    await Promise.all(replicas.map((r) => r.close()));
+  }
+});
+
 test('singleton: one leader at a time, and another replica leads once its session is gone', async () => {
   const url = await freshDatabaseUrl();
   const replicas = [new PgCoordination({ url, leaseRetryMs: 50 }), new PgCoordination({ url, leaseRetryMs: 50 })];
