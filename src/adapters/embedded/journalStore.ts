@@ -34,6 +34,7 @@ import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
 import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
+import { seqOrder } from './seqOrder.ts';
 import type { Held } from './orderedIds.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
@@ -65,8 +66,13 @@ import type { Logger } from '../../runtime/logging/logger.ts';
 
 /** How many records a snapshot's pass over a collection reads between two turns of the event loop. */
 const SCAN_CHUNK = 20_000;
-/** How many records the load after a start sets between two turns of the event loop. */
-const LOAD_CHUNK = 5_000;
+/**
+ * How many records the history's load after a start handles at most between two turns of the
+ * event loop, in each of its steps (JournalStoreOptions.loadSlice): the requests of a restart
+ * are answered between slices (issue 91: 5,000 records at once, and one sort of every record,
+ * held the first /ok of a restart on 100,000 runs ~50-150 ms of CPU behind each).
+ */
+const LOAD_SLICE = 1_000;
 /** When the paged collections' load begins if no request asked for their records before: after the store opens (JournalStoreOptions.loadAfterMs). */
 const LOAD_AFTER_MS = 2_000;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -148,6 +154,8 @@ export interface JournalStoreOptions {
    * server calls it once it serves: a fixed time fell inside a slow start, issue 91).
    */
   loadAfterMs?: number | null;
+  /** How many records the load after a start handles at most between two turns of the event loop (default 1,000; tests). */
+  loadSlice?: number;
 }
 
 /** A share of the value cache's budget held outside the store (JournalStore.shareCache). */
@@ -202,6 +210,7 @@ export class JournalStore implements Store {
   /** The grouped collections' record sets, whose held records the value cache's budget counts. */
   private readonly groupSets: RecordGroups[] = [];
   private readonly loadAfterMs: number | null;
+  private readonly loadSlice: number;
   /** Per grouped collection's shard, which of its two index files its groups on disk are read from (groupedIndex.ts). */
   private readonly sides = new Map<string, Side>();
   /** The paged collections whose records are still to load after the start (loadCollection). */
@@ -239,6 +248,7 @@ export class JournalStore implements Store {
     // heap once old threads had been read (issue 91)
     this.cache.shareWith(() => this.heldGroupRecords * HELD_RECORD_BYTES);
     this.loadAfterMs = options.loadAfterMs === undefined ? LOAD_AFTER_MS : options.loadAfterMs;
+    this.loadSlice = options.loadSlice ?? LOAD_SLICE;
   }
 
   async load(): Promise<void> {
@@ -388,21 +398,29 @@ export class JournalStore implements Store {
 
   /**
    * One paged collection's records, loaded after the start (issue 91): each shard's saved index,
-   * then the journal written since, letting requests in between shards and every few thousand
-   * records. A start therefore waits for no paged record, however long the history; a request on
-   * the collection waits until its records are in (state.load), and a snapshot until all are.
+   * then the journal written since, letting requests in between shards and every `loadSlice`
+   * records of each step (a shard's records kept, the journal's, their order, their setting). A
+   * start therefore waits for no paged record, however long the history, and a request during
+   * the load waits for a slice of it; a request on the collection waits until its records are in
+   * (state.load), and a snapshot until all are.
    */
   private async loadCollection(dir: string, name: string, load: PagedLoad, strings: LoadStrings): Promise<void> {
     load.begun = true;
     load.holding = [];
+    const slice = this.loadSlice;
+    let handled = 0;
+    // true once a slice's records are handled: the event loop turns then (an await for every record cost a promise each)
+    const due = () => ++handled % slice === 0;
     await turn();
     const kept = this.paged[name]!;
     for (const { n, number, index } of load.indexed) {
       const indexed = readIndexedRecords(index, kept);
       if (indexed) {
         // an id is shared too: another record keeps it (a checkpoint's id is its writes' cp_key, a run's id its run_id)
-        for (const { id, seq, at, len, keys } of indexed)
+        for (const { id, seq, at, len, keys } of indexed) {
           load.records.set(strings.share(id), { seq, value: undefined, slot: -1, file: number, at, len, keys: keptKeys(keys, strings) });
+          if (due()) await turn();
+        }
       } else {
         // its head described the shard, its records are not readable: the shard is read instead
         const problem = this.readPagedShard(dir, name, n, load.records, strings);
@@ -417,19 +435,29 @@ export class JournalStore implements Store {
       for (const [op, where] of load.journal) {
         if (op.length === 4) load.records.set(op[1], this.loadedEntry(name, op[2], op[3], where, strings));
         else load.records.delete(op[1]);
+        if (due()) await turn();
       }
     load.journal = [];
-    const sorted = [...load.records.entries()].sort((a, b) => a[1].seq - b[1].seq);
+    // the records in the order of their seq (seqOrder.ts), then set in it
+    const ids: string[] = [];
+    const entries: Kept[] = [];
+    const seqs = new Float64Array(load.records.size);
+    for (const [id, entry] of load.records) {
+      seqs[ids.length] = entry.seq;
+      ids.push(id);
+      entries.push(entry);
+      if (due()) await turn();
+    }
     load.records.clear();
-    let done = 0;
-    for (const [id, entry] of sorted) {
-      this.setLoaded(state, id, entry);
-      if (++done % LOAD_CHUNK === 0) await turn();
+    const order = seqOrder(seqs);
+    for (const at of order) {
+      this.setLoaded(state, ids[at]!, entries[at]!);
+      if (due()) await turn();
     }
     for (const [op, where] of onto) {
       if (op.length === 4) this.setLoaded(state, op[1], this.loadedEntry(name, op[2], op[3], where, strings));
       else state.remove(op[1]);
-      if (++done % LOAD_CHUNK === 0) await turn();
+      if (due()) await turn();
     }
     state.load = null;
     this.later.delete(name);
