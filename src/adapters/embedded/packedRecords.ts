@@ -376,11 +376,18 @@ export class PackedEntry implements Kept {
   }
 }
 
+/** The last time packed, and what it gave: a record's created_at and updated_at are mostly one text (a record made now). */
+let lastTimeText = '';
+let lastTimeMs = NaN;
+
 /** A time as milliseconds when its text is what they print back as; NaN otherwise (kept as text). */
 function packedTime(text: string): number {
+  if (text === lastTimeText) return lastTimeMs;
   if (text.length !== 24 || text[23] !== 'Z') return NaN;
   const ms = Date.parse(text);
-  return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN;
+  lastTimeText = text;
+  lastTimeMs = Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN;
+  return lastTimeMs;
 }
 
 /** The places in the collection's order, held on the rows; keyed by the ids' handles, as the order holds them. */

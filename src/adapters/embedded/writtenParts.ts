@@ -40,11 +40,12 @@ export function knownPart(part: unknown): Known | undefined {
 /**
  * JSON.stringify(value), with the text of each top-level field the store wrote before taken as
  * it was; and the large fields' texts made now (`fresh`), for `rememberParts` once the record is
- * kept. A value that is not a plain object, or has a toJSON at its top, is serialised whole.
+ * kept. A value that is not a plain object, has a toJSON at its top, or has no part to keep
+ * (noPartToKeep), is serialised whole.
  */
 export function recordJson(value: object): { json: string | undefined; fresh: FreshPart[] } {
   const fresh: FreshPart[] = [];
-  if (Array.isArray(value) || !isPlain(value) || hasToJSON(value)) return { json: JSON.stringify(value) as string | undefined, fresh };
+  if (Array.isArray(value) || !isPlain(value) || hasToJSON(value) || noPartToKeep(value)) return { json: JSON.stringify(value) as string | undefined, fresh };
   const parts: string[] = [];
   for (const key of Object.keys(value)) {
     const part = (value as Record<string, unknown>)[key];
@@ -59,6 +60,63 @@ export function recordJson(value: object): { json: string | undefined; fresh: Fr
     parts.push(`${JSON.stringify(key)}:${json}`);
   }
   return { json: `{${parts.join(',')}}`, fresh };
+}
+
+/**
+ * Whether no top-level part of `value` is one the store remembers or could remember (its text
+ * KNOWN_PART_CHARS or longer): then the record is serialised whole, as one JSON.stringify,
+ * which writes the same text. A created thread's record (its metadata, config and interrupts
+ * empty objects) went through the per-part path, a JSON.stringify per key and per field and
+ * their joining: ~2.6 times one stringify of the whole and ~2 KB of garbage a write (issue 86).
+ */
+function noPartToKeep(value: object): boolean {
+  for (const key in value) {
+    const part = (value as Record<string, unknown>)[key];
+    if (part !== null && typeof part === 'object' && (known.has(part) || !writesUnder(part, KNOWN_PART_CHARS))) return false;
+  }
+  return true;
+}
+
+/** Escaped, a character of a string is written as 6 at most (\u001f, a lone surrogate's \udXXX). */
+const ESCAPED = 6;
+
+/**
+ * Whether JSON.stringify(part) is certainly shorter than `budget`, by a bound taken without
+ * writing it: each string as if every character were escaped, each number at its longest.
+ * Stops (false) as soon as the bound reaches the budget, so a large part costs a few fields.
+ */
+function writesUnder(part: object, budget: number): boolean {
+  return boundOf(part, budget) < budget;
+}
+
+/** An upper bound on the length of the JSON of `value`, or a figure ≥ `budget` once it reaches it. */
+function boundOf(value: unknown, budget: number): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length * ESCAPED + 2;
+    case 'number':
+      return 25; // -0.0000012345678901234567
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      // a toJSON or a Map, a Date...: not bounded here (the whole record is still correct by the per-part path)
+      if (!isPlain(value) || hasToJSON(value)) return budget;
+      let bound = 2;
+      if (Array.isArray(value)) {
+        // by index: a hole is written (null), which a walk of the keys would not see
+        for (let i = 0; i < value.length && bound < budget; i += 1) bound += 1 + boundOf(value[i], budget - bound);
+      } else {
+        for (const key in value) {
+          bound += key.length * ESCAPED + 3 + boundOf((value as Record<string, unknown>)[key], budget - bound);
+          if (bound >= budget) break;
+        }
+      }
+      return Math.min(bound, budget);
+    }
+    default:
+      return 4; // undefined, a function or a symbol: left out, or null in an array
+  }
 }
 
 /** Remembers the text of the kept record's parts serialised for it (recordJson's `fresh`). */

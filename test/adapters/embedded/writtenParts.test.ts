@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
+import { KNOWN_PART_CHARS, recordJson } from '../../../src/adapters/embedded/writtenParts.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
 interface Thread {
@@ -86,5 +87,53 @@ test('a record holding a part written before is still refused when a new part ne
     await store.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** How many times JSON.stringify was called while `act` ran. */
+function stringifyCalls(act: () => void): number {
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    calls += 1;
+    return stringify(...args);
+  }) as typeof stringify;
+  try {
+    act();
+  } finally {
+    JSON.stringify = stringify;
+  }
+  return calls;
+}
+
+test('a record with no part to remember is serialised in one JSON.stringify, as it was written', () => {
+  // a created thread: its metadata, config and interrupts small objects (issue 86: a stringify per key and field, and their joining, before)
+  const thread = {
+    thread_id: 'f0c8a6b2-1d1e-4d5e-9a0b-3c4d5e6f7a8b',
+    owner: 'tenant',
+    created_at: '2026-11-30T16:00:00.000Z',
+    metadata: { a: 'é\u0001' },
+    config: {},
+    values: null,
+    n: 1.5,
+    list: [1, null, 'x'],
+  };
+  let out: ReturnType<typeof recordJson> | undefined;
+  assert.equal(
+    stringifyCalls(() => (out = recordJson(thread))),
+    1,
+  );
+  assert.deepEqual(out, { json: JSON.stringify(thread), fresh: [] });
+});
+
+test('a part that could be written as long as a remembered one is serialised on its own, and its text kept', () => {
+  // under KNOWN_PART_CHARS in characters, but not certainly once escaped; and a sparse array whose holes are written as null
+  const escaped = { text: '\u0001'.repeat(Math.ceil(KNOWN_PART_CHARS / 6)) };
+  const holes = new Array<unknown>(KNOWN_PART_CHARS);
+  for (const [key, part] of Object.entries({ escaped, holes })) {
+    const record = { id: 'r', [key]: part };
+    const { json, fresh } = recordJson(record);
+    assert.equal(json, JSON.stringify(record));
+    assert.deepEqual(fresh, [[key, JSON.stringify(part)]], key);
   }
 });
