@@ -11,14 +11,15 @@
 // takes a turn in each round (graphAloneRunner.ts, its process's CPU per run), unless
 // FRESH_CPU_ALONE=0. FRESH_CPU_PROFILE=<dir>: each server runs under `--cpu-prof` into it, and each
 // of its threads' profiles is summed over the timed part of the first client's runs, by function
-// (self time, µs a run, the top FRESH_CPU_TOP=30), the main thread first.
+// (self time, µs a run, the top FRESH_CPU_TOP=30), the main thread first. FRESH_CPU_SCENARIO=one: the
+// one-thread scenario (200 runs one after another) instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { ROOT, startAgentplane } from './agentplane.ts';
-import { FRESH_RUNS_PER_THREAD, FRESH_THREADS, FRESH_WARM_UP, sdkRuns, type FreshClient } from './freshPeer.ts';
+import { FRESH_ONE_THREAD_RUNS, FRESH_RUNS_PER_THREAD, FRESH_THREADS, FRESH_WARM_UP, sdkRuns, type FreshClient } from './freshPeer.ts';
 import { graphAloneProcess } from './graphAlone.ts';
 import { selfByFunction, type CpuProfile } from './flame.ts';
 import { busyUs, within } from './profileWindow.ts';
@@ -41,6 +42,8 @@ const alone = process.env.FRESH_CPU_ALONE !== '0';
 // FRESH_CPU_GRAPH=plain: the runs are of agentplane's plain-function echo (no LangGraph) instead of
 // the shared LangGraph graph: what the server costs a run around a graph that costs next to nothing
 const graph = process.env.FRESH_CPU_GRAPH === 'plain' ? PLAIN_GRAPH : BENCH_GRAPH;
+// FRESH_CPU_SCENARIO=one: the fresh phase's one-thread scenario (its 200 runs one after another on one thread) instead of 100 threads
+const [scenarioThreads, scenarioRuns] = process.env.FRESH_CPU_SCENARIO === 'one' ? [1, FRESH_ONE_THREAD_RUNS] : [FRESH_THREADS, FRESH_RUNS_PER_THREAD];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fresh-threads-cpu-'));
 const load = () =>
   os
@@ -142,7 +145,7 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
     for (const client of round % 2 ? [...clients].reverse() : clients) {
       let before: { threads: Map<number, number>; client: NodeJS.CpuUsage; monoUs: number } | undefined;
       let after: typeof before;
-      const r = await sdkRuns(sdk(client), graph, FRESH_THREADS, FRESH_RUNS_PER_THREAD, {
+      const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
         started: () => {
           perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
           before = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() };
