@@ -13,11 +13,16 @@
 // - a worker holds runs of one tenant at a time (with agent-server auth off everyone is one
 //   tenant): another tenant's run waits for an idle worker, so one tenant's graph can never
 //   crash, block or time out another tenant's runs;
-// - a tenant's runs hold all but one of the workers at most (a pool of one: that one; the shared
-//   space of auth off: all): past that its runs join its least busy worker, so another tenant's
-//   run finds a worker free or room for one. Holding every worker, a flooding tenant kept
-//   another's run waiting until every run of its in one worker had ended, nearly one of its runs
-//   when they had started together (issue 83), whatever the run slots left free;
+// - a tenant's runs hold all but one of the workers at most (a pool of one: that one), those of
+//   the shared space of auth off and of a server of one tenant too: past that its runs join its
+//   least busy worker, so another tenant's run finds a worker free or room for one. Holding every
+//   worker, a flooding tenant kept another's run waiting until every run of its in one worker had
+//   ended, nearly one of its runs when they had started together (issue 83), whatever the run
+//   slots left free. Where no other tenant is expected (auth off, one tenant) the worker left is
+//   started only when another's run comes: on 2 cores one run worker beside the main thread did the
+//   same runs with 0.55–0.79× the machine's CPU of two (one isolate compiling LangChain and
+//   LangGraph, not two; fewer wake-ups of three busy threads on two cores: issue 86, h86r, in
+//   scripts/bench/findings.md), and a graph that computes holds up its own tenant's runs only;
 // - a run suspected of killing its worker (below) runs alone in a worker that ran nothing
 //   before, and only then is a crash proven to be its own.
 //
@@ -65,7 +70,6 @@ import type { Store, WriteOp } from '../../domain/ports/store.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
-import { SHARED_OWNER } from '../../domain/agent/runs/runFairShare.ts';
 import { waitsForInput, type KnownReads, type RunExecutor, type RunOutput } from '../../domain/agent/graphs/runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../../domain/agent/runs/runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
@@ -82,7 +86,7 @@ import type { RetirementSettings } from '../../runtime/idle/workerRetirement.ts'
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
   size: number;
-  /** A tenant's runs hold all but one of the workers at most (the server serves several tenants); none when absent. */
+  /** The server serves several tenants: the worker a tenant at its share leaves to the others is started ahead of their runs. */
   tenantShares?: boolean;
   setup: WorkerSetup;
   store: Store;
@@ -497,8 +501,9 @@ export class RunWorkerPool {
       this.moveHome(request.run.thread_id, slot);
       request.grant(slot);
       // a tenant that now holds its share: the worker left for the others starts now, so another
-      // tenant's next run does not wait for a worker's start (~1 s of a core loading the graphs)
-      if (this.slots.size < this.options.size && this.atShare(request.tenant, this.heldBy(request.tenant))) this.spawn();
+      // tenant's next run does not wait for a worker's start (~1 s of a core loading the graphs);
+      // with no others expected it starts with their first run (see the top of the file)
+      if (this.options.tenantShares && this.slots.size < this.options.size && this.atShare(this.heldBy(request.tenant))) this.spawn();
     }
   }
 
@@ -548,7 +553,7 @@ export class RunWorkerPool {
     if (request.suspect) return this.freshSlot(open);
     const held = open.filter((s) => this.load(s) > 0 && s.tenant === request.tenant);
     // its share taken, a tenant's run goes to a worker of its own, never to one more
-    const atShare = this.atShare(request.tenant, held.length);
+    const atShare = this.atShare(held.length);
     const fits = (s: Slot) => (this.load(s) === 0 ? !atShare : s.tenant === request.tenant);
     const home = this.homes.get(request.run.thread_id);
     if (home && open.includes(home) && fits(home)) return home;
@@ -560,9 +565,9 @@ export class RunWorkerPool {
     return held.length > 0 ? held.reduce((a, b) => (this.load(b) < this.load(a) ? b : a)) : undefined;
   }
 
-  /** Whether a tenant whose runs are in `held` workers holds all it may: all but one of the pool's (the shared space, a pool of one and a server of one tenant are not capped). */
-  private atShare(tenant: string, held: number): boolean {
-    return this.options.tenantShares === true && tenant !== SHARED_OWNER && this.options.size > 1 && held >= this.options.size - 1;
+  /** Whether a tenant whose runs are in `held` workers holds all it may: all but one of the pool's, the one of a pool of one (every tenant, the shared space too). */
+  private atShare(held: number): boolean {
+    return held >= Math.max(1, this.options.size - 1);
   }
 
   /**
