@@ -44,9 +44,9 @@ function hoardingPool(store: Awaited<ReturnType<typeof openJournalStore>>, size:
   });
 }
 
-/** Runs the hoarding graph on a new thread in `pool`; the worker thread that ran it. */
-async function hoardIn(pool: RunWorkerPool, context: { mb: number; hold_ms?: number }): Promise<string> {
-  const run = pendingRun(uuid7(), randomUUID(), { graph_id: 'hoard', status: 'running', kwargs: { input: {}, context } });
+/** Runs the hoarding graph on a new thread in `pool` (as `owner`'s run, if given); the worker thread that ran it. */
+async function hoardIn(pool: RunWorkerPool, context: { mb: number; hold_ms?: number }, owner?: string): Promise<string> {
+  const run = pendingRun(uuid7(), randomUUID(), { graph_id: 'hoard', status: 'running', ...(owner ? { owner } : {}), kwargs: { input: {}, context } });
   const output = await pool.execute(run, new AbortController().signal, () => undefined);
   const messages = output.values.messages as { content: string }[];
   return messages.at(-1)!.content;
@@ -71,8 +71,9 @@ describe('an idle run worker beside another idle one is retired (issue 91)', () 
   });
 
   it('two workers busy at once, then idle with small heaps: one is ended, the other kept warm for the next run', { timeout: 60_000 }, async () => {
-    // each run holds its worker long enough for the other to start beside it
-    const both = await Promise.all([hoardIn(pool, { mb: 0, hold_ms: 1_500 }), hoardIn(pool, { mb: 0, hold_ms: 1_500 })]);
+    // two tenants' runs (one tenant's are packed into one worker of two), each holding its worker
+    // long enough for the other to start beside it
+    const both = await Promise.all([hoardIn(pool, { mb: 0, hold_ms: 1_500 }, 'tenant-a'), hoardIn(pool, { mb: 0, hold_ms: 1_500 }, 'tenant-b')]);
     assert.notEqual(both[0], both[1], 'the runs went to two workers');
     assert.ok(await workersIn(pool, 1, 20_000), 'idle beside another, one worker was retired');
     await sleep(IDLE_MS * 5);
