@@ -28,6 +28,9 @@ import { openSubscribers } from './fanoutSubscribers.ts';
 import { BENCH_GRAPH } from './graph.ts';
 
 const workersIdle = process.argv.includes('--workers-idle');
+// `--node=<flag>` (repeated): a flag for agentplane's node (`--node=--trace-gc`: its collections
+// in the measured phases are counted from its output; `--node=--cpu-prof`)
+const nodeArgs = process.argv.filter((a) => a.startsWith('--node=')).map((a) => a.slice('--node='.length));
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const tree = args[0] && !/^\d+$/.test(args[0]) ? args.shift()! : '.';
 const [rounds = 3, seconds = 10, subscribers = 0] = args.map(Number);
@@ -125,13 +128,31 @@ function workersUnderIdle(pid: number, done: Set<string>): void {
     }
   }
 }
+/** A process's minor page faults so far (field 10 of its stat): on a machine where a fresh page is dear, memory touched is time. */
+const minorFaults = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[7]);
 const figure = (xs: number[]) => `p99 ${r2(p(xs, 0.99))} (p50 ${r2(p(xs, 0.5))}, ${xs.length})`;
 const summary: { round: number; phase: string; agentplane: number; bare: number; quietAgentplane: number; quietBare: number }[] = [];
 
 for (let round = 1; round <= rounds; round += 1) {
   const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'ok-beside-'));
   const bare = await startBroadcaster('bare-ok');
-  const ap = await startFanoutServer(work, root);
+  const ap = await startFanoutServer(work, root, nodeArgs);
+  // --trace-gc's lines, kept as they come (the output kept is a bounded tail, mostly access lines)
+  const gcLines = new Map<string, string>();
+  const gcWatch = nodeArgs.includes('--trace-gc')
+    ? setInterval(() => {
+        for (const line of ap.output().split('\n')) if (/ ms: (Scavenge|Mark-Compact|Mark-Sweep)/.test(line)) gcLines.set(line.split(' ms: ')[0]!, line);
+      }, 100)
+    : undefined;
+  /** The collections logged since `from` lines were: count and ms of scavenges and of full collections. */
+  const gcSince = (from: number) => {
+    const lines = [...gcLines.values()].slice(from);
+    const ms = (kind: RegExp) => {
+      const of = lines.filter((l) => kind.test(l));
+      return `${of.length} (${r2(of.reduce((sum, l) => sum + Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0), 0))} ms)`;
+    };
+    return `scavenges ${ms(/Scavenge/)}, full ${ms(/Mark-/)}; last: ${lines.at(-1)?.trim() ?? '-'}`;
+  };
   try {
     const targets: Target[] = [
       { url: ap.url, headers: ap.headers },
@@ -141,6 +162,8 @@ for (let round = 1; round <= rounds; round += 1) {
     await alternate(targets, 1000);
     const measure = async (phase: string) => {
       const cpu0 = [threadCpuMs(ap.pid), threadCpuMs(bare.pid), threadCpuMs(process.pid)];
+      const faults0 = [minorFaults(ap.pid), minorFaults(bare.pid)];
+      const gc0 = gcLines.size;
       const delay = monitorEventLoopDelay({ resolution: 1 });
       delay.enable();
       const stopHolds = recordHolds(fs);
@@ -150,11 +173,13 @@ for (let round = 1; round <= rounds; round += 1) {
       delay.disable();
       const [apCpu, bareCpu, clientCpu] = [threadCpuMs(ap.pid), threadCpuMs(bare.pid), threadCpuMs(process.pid)].map((ms, i) => ms - cpu0[i]!);
       const requests = a!.length + qa!.length;
+      const [apFaults, bareFaults] = [minorFaults(ap.pid), minorFaults(bare.pid)].map((n, i) => n - faults0[i]!);
       const row = { round, phase, agentplane: r2(p(a!, 0.99)), bare: r2(p(b!, 0.99)), quietAgentplane: r2(p(qa!, 0.99)), quietBare: r2(p(qb!, 0.99)) };
       summary.push(row);
       log(
-        `round ${round} ${phase}: the driving client: agentplane ${figure(a!)}, bare ${figure(b!)} (${r2(row.agentplane / row.bare)}x); a quiet client: agentplane ${figure(qa!)}, bare ${figure(qb!)} (${r2(row.quietAgentplane / row.quietBare)}x); main-thread CPU per \`/ok\` answered (all its work meanwhile): agentplane ${r2((apCpu * 1000) / requests)} µs, bare ${r2((bareCpu * 1000) / requests)} µs; the driving client's main thread ${Math.round(clientCpu / seconds / 10)}% of a core, its loop delay p99 ${r2(delay.percentile(99) / 1e6)} ms; CPU between two 1-ms turns p99 / p99.9 / max: the driving client ${holdFigure(holds)}, the quiet client ${holdFigure(quiet.holds)} ms; load ${load()}`,
+        `round ${round} ${phase}: the driving client: agentplane ${figure(a!)}, bare ${figure(b!)} (${r2(row.agentplane / row.bare)}x); a quiet client: agentplane ${figure(qa!)}, bare ${figure(qb!)} (${r2(row.quietAgentplane / row.quietBare)}x); main-thread CPU per \`/ok\` answered (all its work meanwhile): agentplane ${r2((apCpu * 1000) / requests)} µs, bare ${r2((bareCpu * 1000) / requests)} µs; main-thread CPU in all agentplane ${Math.round(apCpu)} ms, bare ${Math.round(bareCpu)} ms; minor page faults (the whole process) agentplane ${apFaults}, bare ${bareFaults}; the driving client's main thread ${Math.round(clientCpu / seconds / 10)}% of a core, its loop delay p99 ${r2(delay.percentile(99) / 1e6)} ms; CPU between two 1-ms turns p99 / p99.9 / max: the driving client ${holdFigure(holds)}, the quiet client ${holdFigure(quiet.holds)} ms; load ${load()}`,
       );
+      if (gcWatch) log(`  agentplane's collections meanwhile: ${gcSince(gc0)}`);
     };
     await measure('idle');
     const threads = await Promise.all(Array.from({ length: THREADS }, () => newThread(t)));
@@ -176,6 +201,7 @@ for (let round = 1; round <= rounds; round += 1) {
     await Promise.all(drivers);
     await held?.close();
   } finally {
+    clearInterval(gcWatch);
     await ap.stop();
     await bare.stop();
     fs.rmSync(work, { recursive: true, force: true });
