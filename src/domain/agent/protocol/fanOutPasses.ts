@@ -5,20 +5,11 @@
 // thousand socket writes; it is cut into slices of about PASS_SLICE_MS, the event loop getting
 // its poll phase (requests, the run workers' messages) between two, so no fan-out holds a
 // request for longer than a slice.
-//
-// A feed's pass asked for within GATHER_MS of the end of its last one waits until then (a
-// leading-edge gather): a thread's first event after a quiet stretch goes out at once, and the
-// events that follow it closely (a run's steps reach the main thread a few ms apart, each in a
-// turn of its own) go out together, one write per subscriber for them all instead of one each.
-// Each write is a system call per subscriber on the main thread, the fan-out's largest cost
-// (scripts/bench/findings.md, issue 87): the gather trades up to GATHER_MS of delivery for it.
 
 /** How long one slice of passes may hold the event loop, in ms. */
 export const PASS_SLICE_MS = 2;
 /** How many readers are visited between two looks at the clock. */
 const VISITS_PER_LOOK = 8;
-/** How long after a feed's pass its next one waits, in ms (none waits when the feed has been quiet that long). */
-export const GATHER_MS = 5;
 
 /** A feed as its passes see it. */
 export interface PassFeed<R> {
@@ -27,10 +18,6 @@ export interface PassFeed<R> {
   visit(reader: R, batches: Map<unknown, unknown>): void;
   /** The pass under way or due, if any (its readers are those pushed when it begins). */
   pass?: { readers?: R[]; at: number; batches: Map<unknown, unknown>; again: boolean };
-  /** When its last pass ended (performance.now()). */
-  passEnded?: number;
-  /** Its GATHER_MS (a test's may differ). */
-  gatherMs: number;
 }
 
 const due: PassFeed<unknown>[] = [];
@@ -44,13 +31,6 @@ export function schedulePass<R>(feed: PassFeed<R>): void {
     return;
   }
   feed.pass = { at: 0, batches: new Map(), again: false };
-  const wait = feed.passEnded === undefined ? 0 : feed.passEnded + feed.gatherMs - performance.now();
-  // the pass is due now, or once the gather is over (what comes meanwhile joins it: it has not begun)
-  if (wait > 0) setTimeout(makeDue, wait, feed);
-  else makeDue(feed);
-}
-
-function makeDue<R>(feed: PassFeed<R>): void {
   due.push(feed as PassFeed<unknown>);
   scheduled ??= setImmediate(runPasses);
 }
@@ -72,7 +52,6 @@ function runPasses(): void {
     }
     due.shift();
     feed.pass = undefined;
-    feed.passEnded = performance.now();
     // events came during the pass: the readers it visited early are given them by another
     if (pass.again) schedulePass(feed);
   }

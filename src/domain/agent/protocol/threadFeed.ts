@@ -18,7 +18,7 @@
 import type { ProtocolEvent, EventFilter } from './events.ts';
 import { eventJson, matchesFilter } from './events.ts';
 import { threadLogEvents, type ThreadEventDeps } from './threadEvents.ts';
-import { GATHER_MS, schedulePass, type PassFeed } from './fanOutPasses.ts';
+import { schedulePass, type PassFeed } from './fanOutPasses.ts';
 
 /** Where a pushed reader's events go: the stream's writer. */
 export interface FeedSink {
@@ -98,7 +98,6 @@ export class ThreadFeeds {
     private readonly deps: ThreadEventDeps,
     private readonly windowEvents = FEED_WINDOW_EVENTS,
     private readonly windowBytes = FEED_WINDOW_BYTES,
-    private readonly gatherMs = GATHER_MS,
   ) {}
 
   /** The owner's protocol events of the thread that `filter` lets through, after `filter.since`, for as long as the reader stays. */
@@ -229,7 +228,6 @@ export class ThreadFeeds {
         threadId,
         owner,
         pushed: new Set(),
-        gatherMs: this.gatherMs,
         visit: (reader, batches) => this.pushTo(made, reader, batches as Map<string, Map<number, Batch>>),
       };
       this.feeds.set(key, made);

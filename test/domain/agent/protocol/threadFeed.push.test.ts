@@ -28,12 +28,12 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-async function setup(windowEvents?: number, gatherMs?: number) {
+async function setup(windowEvents?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRunStore(store);
   const eventLog = new InMemoryRunEventLog();
-  const feeds = new ThreadFeeds({ runs: repository, eventLog, threadRuns: new SharedThreadRuns(repository, eventLog) }, windowEvents, undefined, gatherMs);
+  const feeds = new ThreadFeeds({ runs: repository, eventLog, threadRuns: new SharedThreadRuns(repository, eventLog) }, windowEvents);
   const runId = uuid7();
   await runs.put(runId, {
     run_id: runId,
@@ -90,25 +90,6 @@ describe("a thread's feed, pushing", () => {
       );
     for (const p of pushed) p.close();
     assert.equal(feeds.reading, 0);
-  });
-
-  it('gives the events that closely follow a pass out together, one batch for them all', async () => {
-    // a gather of a second, so that no machine's load makes the two events below miss it
-    const { feeds, publish } = await setup(undefined, 1000);
-    const s = recorder();
-    const pushed = feeds.read(THREAD, '', { channels: all }).push(s.sink);
-    await until(() => s.seqs.length === 1, "the run's start");
-    // two events right after that pass, each in a turn of its own (as a run's steps reach the main thread)
-    publish(1);
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
-    publish(1);
-    await until(() => s.seqs.length === 3, 'the two events');
-    assert.deepEqual(
-      s.batches.map((batch) => batch.map((e) => e.seq)),
-      [[1], [2, 3]],
-    );
-    pushed.close();
   });
 
   it('hands a pass over many subscribers out in slices, the event loop getting turns between them', async () => {
