@@ -18,7 +18,6 @@ import type { Logger } from '../../logging/logger.ts';
 import type { AccessLine } from '../../logging/accessLine.ts';
 import { TOO_LARGE, hasBody, isBlank, isFormContentType, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
 import { asGoogleRpc } from './googleRpcErrors.ts';
-import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
 import { requestOrigin } from './origin.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
@@ -31,6 +30,7 @@ import type { SocketDoor, SocketReply } from '../websocket/socketDoor.ts';
 import { StartFailed } from '../../deferredHandlers.ts';
 import { releasedAtEnd } from '../releasedAtEnd.ts';
 import { REQUEST_ID_HEADER, RequestIdResponse } from './requestIdResponse.ts';
+import { requestIds } from './requestIds.ts';
 
 export type { OperationHandler } from '../../handler.ts';
 
@@ -459,6 +459,7 @@ export function createPipeline(options: PipelineOptions) {
   }
 
   const tenantTurns = options.tenantTurns ?? new TenantTurns();
+  const newRequestId = requestIds();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
@@ -472,7 +473,7 @@ export function createPipeline(options: PipelineOptions) {
     let requestId = '';
     if (observe) {
       const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
-      requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
+      requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : newRequestId();
       // sent with the head (requestIdResponse.ts); a response of another kind (in process) has it set now
       if (res instanceof RequestIdResponse) res.sendRequestId(requestId);
       else res.setHeader(REQUEST_ID_HEADER, requestId);
