@@ -72,6 +72,11 @@ export async function roomFor(
   );
 }
 
+/** Whether `owner` may hold any number of `quota`'s things (no bound set, or the shared space of auth off). */
+export function unbounded(quota: Quota, owner: string, quotas: Partial<TenantQuotas>): boolean {
+  return owner === '' || (quotas[quota] ?? Infinity) === Infinity;
+}
+
 /**
  * `create` (which adds one of `quota` for `owner`) done only while there is room for it: the
  * count and the creation hold the owner's lock of that quota, so creations sent at once cannot
@@ -85,7 +90,7 @@ export async function createWithin<T, K extends FailureKind>(
   held: () => Promise<number>,
   create: () => Promise<Outcome<T, K>>,
 ): Promise<Outcome<T, K | 'quota_exceeded'>> {
-  if (owner === '' || (quotas[quota] ?? Infinity) === Infinity) return create();
+  if (unbounded(quota, owner, quotas)) return create();
   return locks.run(`quota:${quota}:${owner}`, async () => {
     const room = await roomFor(quota, owner, quotas, held);
     return room.ok ? create() : room;
