@@ -19,5 +19,6 @@ if (fs.existsSync(new URL('../src/cli/main.ts', import.meta.url)) && !compiledIs
   register();
   await import('../src/cli/main.ts');
 } else {
-  await import('../dist/src/cli/main.js');
+  // dist/src/cli/main.js and what it imports, bundled by the build into a few modules (scripts/bundleServer.ts)
+  await import('../dist/bundle/main.js');
 }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { BUILD_STAMP, buildStamp } from '../bin/compiledSources.js';
+import { bundleServer } from './bundleServer.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
@@ -78,12 +79,18 @@ copyJs(path.join(ROOT, 'generated'), path.join(BUILDING, 'generated'));
 // the conformance suite (agentplane-server conformance) reads its list of excused outcomes
 fs.copyFileSync(path.join(ROOT, 'test/conformance/coverage-exceptions.json'), path.join(BUILDING, 'test/conformance/coverage-exceptions.json'));
 
-run('building the dashboard (vite)', bin('vite'), ['build', '--config', 'ui/vite.config.ts', '--outDir', path.join(BUILDING, 'ui'), '--emptyOutDir']);
-// bin/agentplane.js runs this dist/ in a clone only while its sources are unchanged since
-fs.writeFileSync(path.join(BUILDING, BUILD_STAMP), JSON.stringify(buildStamp(ROOT, startedAt)));
+// the server's entry point and what it imports as a few ES modules (bin/agentplane.js runs them): scripts/bundleServer.ts
+bundleServer(BUILDING).then(finish, (error: unknown) => fail(`bundling the server (esbuild) failed: ${(error as Error).message}`, 1));
 
-// whole: swapped in, the old one removed after (a server still reading it has what it opened)
-const previous = `${DIST}.previous-${process.pid}`;
-if (fs.existsSync(DIST)) fs.renameSync(DIST, previous);
-fs.renameSync(BUILDING, DIST);
-fs.rmSync(previous, { recursive: true, force: true });
+/** The dashboard, the stamp, and the swap: the build's steps after the bundle. */
+function finish(): void {
+  run('building the dashboard (vite)', bin('vite'), ['build', '--config', 'ui/vite.config.ts', '--outDir', path.join(BUILDING, 'ui'), '--emptyOutDir']);
+  // bin/agentplane.js runs this dist/ in a clone only while its sources are unchanged since
+  fs.writeFileSync(path.join(BUILDING, BUILD_STAMP), JSON.stringify(buildStamp(ROOT, startedAt)));
+
+  // whole: swapped in, the old one removed after (a server still reading it has what it opened)
+  const previous = `${DIST}.previous-${process.pid}`;
+  if (fs.existsSync(DIST)) fs.renameSync(DIST, previous);
+  fs.renameSync(BUILDING, DIST);
+  fs.rmSync(previous, { recursive: true, force: true });
+}

@@ -25,10 +25,13 @@ const NATIVE_BINARY = `node_modules/@typescript/typescript-${process.platform}-$
 /** A clone with the build script and an old dist/, and these stand-ins for its tools (none: no tools). */
 function clone(tools: Record<string, string> = {}): string {
   const dir = tempDir('agentplane-build-script-');
-  for (const file of ['scripts/build.ts', 'bin/compiledSources.js']) {
+  for (const file of ['scripts/build.ts', 'scripts/bundleServer.ts', 'bin/compiledSources.js']) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
   }
+  // the bundle step is the real one (esbuild on what the tsc stand-in wrote)
+  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules/esbuild'), path.join(dir, 'node_modules/esbuild'));
   fs.mkdirSync(path.join(dir, 'generated'));
   fs.mkdirSync(path.join(dir, 'test/conformance'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'test/conformance/coverage-exceptions.json'), '[]');
@@ -51,7 +54,7 @@ const besideDist = (dir: string) => fs.readdirSync(dir).filter((name) => name.st
 
 // the stand-ins write what the real tools would into the folder they are given (the last argument for tsc, --outDir's for vite)
 const TSC =
-  'out="$4"; mkdir -p "$out/src" "$out/test/conformance"; if [ -f dist/src/old.js ]; then echo present > "$out/src/saw-old.txt"; fi; echo "// new" > "$out/src/main.js"';
+  'out="$4"; mkdir -p "$out/src" "$out/test/conformance"; if [ -f dist/src/old.js ]; then echo present > "$out/src/saw-old.txt"; fi; echo "// new" > "$out/src/main.js"; mkdir -p "$out/src/cli"; echo "export {};" > "$out/src/cli/main.js"';
 const VITE = 'out="$5"; mkdir -p "$out"; echo "<html>" > "$out/index.html"';
 
 describe('npm run build', () => {
@@ -63,6 +66,7 @@ describe('npm run build', () => {
     assert.equal(fs.existsSync(path.join(dir, 'dist/src/old.js')), false, 'a file the build did not make is gone');
     assert.ok(fs.existsSync(path.join(dir, 'dist/src/main.js')));
     assert.ok(fs.existsSync(path.join(dir, 'dist/ui/index.html')));
+    assert.ok(fs.existsSync(path.join(dir, 'dist/bundle/main.js')), 'the server is bundled (scripts/bundleServer.ts)');
     assert.ok(fs.existsSync(path.join(dir, 'dist/build-stamp.json')));
     assert.deepEqual(besideDist(dir), ['dist']);
   });
