@@ -168,6 +168,20 @@ export function treeCpu(pid: number): number {
   return ticks / TICKS_PER_SECOND;
 }
 
+/** Minor page faults (fresh pages touched) so far by the child and its descendants: on a machine where a fresh page costs ~14 µs, memory touched is time. */
+export function treeMinorFaults(pid: number): number {
+  let faults = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      faults += Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]); // minflt, stat's 10th field
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return faults;
+}
+
 function descendants(root: number): number[] {
   let entries: string[];
   try {
