@@ -18,7 +18,10 @@ if (fs.existsSync(new URL('../src/cli/main.ts', import.meta.url)) && !compiledIs
   const { register } = await import('tsx/esm/api');
   register();
   await import('../src/cli/main.ts');
-} else {
+} else if (fs.existsSync(new URL('../dist/bundle/main.js', import.meta.url))) {
   // dist/src/cli/main.js and what it imports, bundled by the build into a few modules (scripts/bundleServer.ts)
   await import('../dist/bundle/main.js');
+} else {
+  // a dist/ built before the build bundled the server
+  await import('../dist/src/cli/main.js');
 }
