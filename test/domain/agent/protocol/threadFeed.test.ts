@@ -62,16 +62,16 @@ async function setup(windowEvents?: number, windowBytes?: number) {
   return { feeds, run, entriesRead: () => entriesRead };
 }
 
-/** A subscriber taking events until it has `count`, pausing `pauseMs` after the first when asked. */
+/** A subscriber taking events until it has `count`, paused after the first until `pause` settles when asked. */
 async function subscribe(
   feeds: ThreadFeeds,
   count: number,
-  options: { filter?: Partial<EventFilter>; owner?: string; signal?: AbortSignal; pauseMs?: number } = {},
+  options: { filter?: Partial<EventFilter>; owner?: string; signal?: AbortSignal; pause?: Promise<unknown> } = {},
 ): Promise<ProtocolEvent[]> {
   const got: ProtocolEvent[] = [];
   for await (const event of feeds.read(THREAD, options.owner ?? '', { channels: all, ...options.filter }, options.signal)) {
     got.push(event);
-    if (got.length === 1 && options.pauseMs) await tick(options.pauseMs);
+    if (got.length === 1 && options.pause) await options.pause;
     if (got.length === count) break;
   }
   return got;
@@ -79,6 +79,15 @@ async function subscribe(
 
 const seqs = (events: ProtocolEvent[]) => events.map((e) => e.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+/** A pause the test ends itself (not a time: under load a timed pause says nothing). */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+/** `promise`, or a failure naming `what` if it has not settled within 10 s (a feed that waited for the paused one never does). */
+const within = <T>(promise: Promise<T>, what: string) =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(what)), 10_000).unref())]);
 
 describe("a thread's feed", () => {
   it("reads each event of the thread's runs once for all its subscribers, not once per subscriber", async () => {
@@ -128,13 +137,14 @@ describe("a thread's feed", () => {
   it('a subscriber too slow for the window falls behind it, reads on from the logs, and the others never wait for it', async () => {
     const { feeds, run } = await setup(4);
     const a = await run();
-    const slow = subscribe(feeds, 101, { pauseMs: 200 });
+    const paused = gate();
+    const slow = subscribe(feeds, 101, { pause: paused.opened });
     const fast = subscribe(feeds, 101);
     await tick();
-    const began = Date.now();
     a.publish(100);
-    const quick = await fast;
-    assert.ok(Date.now() - began < 150, 'the fast subscriber had every event while the slow one paused');
+    // the slow one stays paused until the fast one has every event: a feed that waited for it never ends
+    const quick = await within(fast, 'the fast subscriber did not have every event while the slow one paused');
+    paused.open();
     assert.deepEqual(seqs(quick), range(1, 101));
     assert.deepEqual(seqs(await slow), range(1, 101));
   });
@@ -143,11 +153,13 @@ describe("a thread's feed", () => {
     // each event's JSON is ~100 bytes: 300 bytes hold about three
     const { feeds, run, entriesRead } = await setup(256, 300);
     const a = await run();
-    const slow = subscribe(feeds, 41, { pauseMs: 100 });
+    const paused = gate();
+    const slow = subscribe(feeds, 41, { pause: paused.opened });
     const fast = subscribe(feeds, 41);
     await tick();
     a.publish(40);
-    assert.deepEqual(seqs(await fast), range(1, 41));
+    assert.deepEqual(seqs(await within(fast, 'the fast subscriber waited for the paused one')), range(1, 41));
+    paused.open();
     assert.deepEqual(seqs(await slow), range(1, 41));
     assert.ok(entriesRead() > 60, `${entriesRead()} log entries read: the slow subscriber read the logs itself`);
   });
@@ -177,10 +189,9 @@ describe("a thread's feed", () => {
     const left = subscribe(feeds, 10, { signal: leaving.signal });
     const stays = subscribe(feeds, 10, { signal: staying.signal });
     await tick();
-    const began = Date.now();
     leaving.abort();
-    assert.deepEqual(seqs(await left), [1, 2]);
-    assert.ok(Date.now() - began < 500);
+    // no event comes after the abort: a subscriber that waited for one never leaves
+    assert.deepEqual(seqs(await within(left, 'the aborted subscriber did not leave')), [1, 2]);
     assert.equal(feeds.reading, 1);
     a.publish(1);
     await tick();
