@@ -197,6 +197,16 @@ function threadDeltas(pid: number, before: Map<string, number>, after: Map<strin
   return deltas;
 }
 
+/** The process's minor page faults so far (/proc/<pid>/stat, field 10; NaN where /proc is not): fresh memory touched, ~14 µs a page on a machine that gives freed pages back to its host. */
+function pageFaults(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU milliseconds the process's threads have used (NaN where /proc is not). */
 function threadsCpuMs(pid: number): number {
   try {
@@ -211,6 +221,8 @@ interface Start {
   idleMs: number;
   cpu: number[];
   cpuRatio: number;
+  /** The server's minor page faults in each run. */
+  faults: number[];
   runs: number[];
   ratio: number;
   /** FIRST_RUN_THREADS: each run's CPU by thread. */
@@ -257,6 +269,7 @@ async function oneStart(tree: string, round: number): Promise<Start> {
     const runs: number[] = [];
     const cpu: number[] = [];
     const threads: Record<string, number>[] = [];
+    const faults: number[] = [];
     const runWindows: (typeof windows)[number][] = [];
     const client = SDK ? new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } }) : undefined;
     for (let i = 0; i < RUNS; i++) {
@@ -266,6 +279,7 @@ async function oneStart(tree: string, round: number): Promise<Start> {
       const moments = { round, run: i + 1, sent: 0, first: 0, end: 0 };
       if (COVERAGE && i < 2) await takeCoverage(server.pid);
       const cpuBefore = threadsCpuMs(server.pid);
+      const faultsBefore = pageFaults(server.pid);
       const threadsBefore = THREADS ? perThreadCpuMs(server.pid) : undefined;
       runs.push(
         client
@@ -276,11 +290,12 @@ async function oneStart(tree: string, round: number): Promise<Start> {
       runWindows.push(moments);
       await delay(20);
       cpu.push(threadsCpuMs(server.pid) - cpuBefore);
+      faults.push(pageFaults(server.pid) - faultsBefore);
       if (threadsBefore) threads.push(threadDeltas(server.pid, threadsBefore, perThreadCpuMs(server.pid)));
       if (threadsBefore) console.log(`  run ${i + 1}: ${JSON.stringify(threads.at(-1))}`);
     }
     if (GC) printRunCollections(server.output(), runWindows);
-    return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)), threads };
+    return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)), faults, threads };
   } finally {
     await server.stop();
     if (OUTPUT) fs.appendFileSync(OUTPUT, server.output());
@@ -299,7 +314,7 @@ for (let round = 0; round < starts; round++) {
     const cpu = start.cpu.map((c) => c.toFixed(1)).join(' ');
     console.log(
       `${nameOf(tree)} #${round + 1}: /ok ${Math.round(start.okMs)} ms, idle after ${Math.round(SETTLE_MS + start.idleMs)} ms more; ` +
-        `first tokens ${ms} ms, ratio ${start.ratio.toFixed(2)}; server CPU per run ${cpu} ms, ratio ${start.cpuRatio.toFixed(2)}; load ${load()}`,
+        `first tokens ${ms} ms, ratio ${start.ratio.toFixed(2)}; server CPU per run ${cpu} ms, ratio ${start.cpuRatio.toFixed(2)}; page faults per run ${start.faults.join(' ')}; load ${load()}`,
     );
   }
 }
@@ -309,7 +324,7 @@ for (const [tree, list] of results) {
   console.log(
     `${nameOf(tree)}: first token ratio median ${median(ratios).toFixed(2)}, worst ${Math.max(...ratios).toFixed(2)}; first run median ${median(list.map((s) => s.runs[0])).toFixed(1)} ms, ` +
       `later runs median ${median(list.flatMap((s) => s.runs.slice(1))).toFixed(1)} ms; server CPU ratio median ${median(cpuRatios).toFixed(2)}, worst ${Math.max(...cpuRatios).toFixed(2)}; ` +
-      `/ok median ${Math.round(median(list.map((s) => s.okMs)))} ms`,
+      `/ok median ${Math.round(median(list.map((s) => s.okMs)))} ms; page faults, first run median ${median(list.map((s) => s.faults[0]))}, later runs median ${median(list.flatMap((s) => s.faults.slice(1)))}`,
   );
   // the criterion's own noise: each later run's ratio against the median of the others of its
   // start, as if it had been the first (what a first run like the later ones would measure)

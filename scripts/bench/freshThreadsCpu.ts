@@ -72,8 +72,24 @@ function threadCpu(pid: number): Map<number, number> {
   return out;
 }
 
+/** Each thread's minor page faults so far (/proc/<pid>/task/<tid>/stat, field 10), by thread id. */
+function threadFaults(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      out.set(Number(task), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]));
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return out;
+}
+
 interface Figure {
   runsPerSecond: number;
+  /** Minor page faults a run (on this machine each is ~14 µs of fresh memory): the server's threads, the client. */
+  faults?: { server: number; main: number; workers: number; client: number };
   /** ms a run, by part. */
   main: number;
   workers: [number, number];
@@ -84,7 +100,7 @@ interface Figure {
 const figures = new Map<string, Figure[]>();
 const keep = (key: string, f: Figure) => figures.set(key, [...(figures.get(key) ?? []), f]);
 const show = (f: Figure) =>
-  `${f.runsPerSecond.toFixed(1)} runs/s; ms a run: main ${f.main.toFixed(2)}, workers ${f.workers.map((w) => w.toFixed(2)).join('+')}, helpers ${f.helpers.toFixed(2)}, client ${f.client.toFixed(2)}, all ${f.total.toFixed(2)}`;
+  `${f.runsPerSecond.toFixed(1)} runs/s; ms a run: main ${f.main.toFixed(2)}, workers ${f.workers.map((w) => w.toFixed(2)).join('+')}, helpers ${f.helpers.toFixed(2)}, client ${f.client.toFixed(2)}, all ${f.total.toFixed(2)}${f.faults ? `; page faults a run: server ${f.faults.server.toFixed(1)} (main ${f.faults.main.toFixed(1)}, workers ${f.faults.workers.toFixed(1)}), client ${f.faults.client.toFixed(1)}` : ''}`;
 
 /**
  * FRESH_CPU_PERF=<dir>: `perf record` of the server over the timed part of its first client's
@@ -143,15 +159,27 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
       });
     for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(sdk('default client'), graph, threads, perThread);
     for (const client of round % 2 ? [...clients].reverse() : clients) {
-      let before: { threads: Map<number, number>; client: NodeJS.CpuUsage; monoUs: number } | undefined;
+      let before: { threads: Map<number, number>; faults: Map<number, number>; clientFaults: number; client: NodeJS.CpuUsage; monoUs: number } | undefined;
       let after: typeof before;
       const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
         started: () => {
           perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
-          before = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() };
+          before = {
+            threads: threadCpu(ap.pid),
+            faults: threadFaults(ap.pid),
+            clientFaults: process.resourceUsage().minorPageFault,
+            client: process.cpuUsage(),
+            monoUs: monoUs(),
+          };
         },
         ended: () => {
-          after = { threads: threadCpu(ap.pid), client: process.cpuUsage(), monoUs: monoUs() };
+          after = {
+            threads: threadCpu(ap.pid),
+            faults: threadFaults(ap.pid),
+            clientFaults: process.resourceUsage().minorPageFault,
+            client: process.cpuUsage(),
+            monoUs: monoUs(),
+          };
           perf?.kill('SIGINT');
         },
       });
@@ -170,6 +198,12 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         helpers,
         client: clientMs,
         total: main / r.runs + workers[0] + workers[1] + helpers + clientMs,
+        faults: {
+          server: [...after!.faults].reduce((n, [tid, c]) => n + c - (before!.faults.get(tid) ?? 0), 0) / r.runs,
+          main: ((after!.faults.get(ap.pid) ?? 0) - (before!.faults.get(ap.pid) ?? 0)) / r.runs,
+          workers: others.slice(0, 2).reduce((n, u) => n + (after!.faults.get(u.tid) ?? 0) - (before!.faults.get(u.tid) ?? 0), 0) / r.runs,
+          client: (after!.clientFaults - before!.clientFaults) / r.runs,
+        },
       };
       keep(`${tree.name} | ${client}`, f);
       console.log(`round ${round + 1} ${tree.name} (${client}): ${show(f)}; load ${load()}`);
@@ -209,7 +243,7 @@ console.log('medians:');
 for (const [key, fs_] of figures) {
   const m = (pick: (f: Figure) => number) => median(fs_.map(pick));
   console.log(
-    `  ${key}: ${m((f) => f.runsPerSecond).toFixed(1)} runs/s; ms a run: main ${m((f) => f.main).toFixed(2)}, workers ${m((f) => f.workers[0] + f.workers[1]).toFixed(2)}, helpers ${m((f) => f.helpers).toFixed(2)}, client ${m((f) => f.client).toFixed(2)}, all ${m((f) => f.total).toFixed(2)}`,
+    `  ${key}: ${m((f) => f.runsPerSecond).toFixed(1)} runs/s; ms a run: main ${m((f) => f.main).toFixed(2)}, workers ${m((f) => f.workers[0] + f.workers[1]).toFixed(2)}, helpers ${m((f) => f.helpers).toFixed(2)}, client ${m((f) => f.client).toFixed(2)}, all ${m((f) => f.total).toFixed(2)}${fs_[0]!.faults ? `; page faults a run: server ${m((f) => f.faults!.server).toFixed(1)} (main ${m((f) => f.faults!.main).toFixed(1)}, workers ${m((f) => f.faults!.workers).toFixed(1)}), client ${m((f) => f.faults!.client).toFixed(1)}` : ''}`,
   );
 }
 console.log(`load ${load()}`);
