@@ -129,7 +129,13 @@ function workersUnderIdle(pid: number, done: Set<string>): void {
   }
 }
 /** A process's minor page faults so far (field 10 of its stat): on a machine where a fresh page is dear, memory touched is time. */
-const minorFaults = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[7]);
+const minorFaults = (pid: number, tid?: number) =>
+  Number(
+    fs
+      .readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]!
+      .split(' ')[7],
+  );
 const figure = (xs: number[]) => `p99 ${r2(p(xs, 0.99))} (p50 ${r2(p(xs, 0.5))}, ${xs.length})`;
 const summary: { round: number; phase: string; agentplane: number; bare: number; quietAgentplane: number; quietBare: number }[] = [];
 
@@ -162,7 +168,7 @@ for (let round = 1; round <= rounds; round += 1) {
     await alternate(targets, 1000);
     const measure = async (phase: string) => {
       const cpu0 = [threadCpuMs(ap.pid), threadCpuMs(bare.pid), threadCpuMs(process.pid)];
-      const faults0 = [minorFaults(ap.pid), minorFaults(bare.pid)];
+      const faults0 = [minorFaults(ap.pid), minorFaults(bare.pid), minorFaults(ap.pid, ap.pid)];
       const gc0 = gcLines.size;
       const delay = monitorEventLoopDelay({ resolution: 1 });
       delay.enable();
@@ -173,11 +179,11 @@ for (let round = 1; round <= rounds; round += 1) {
       delay.disable();
       const [apCpu, bareCpu, clientCpu] = [threadCpuMs(ap.pid), threadCpuMs(bare.pid), threadCpuMs(process.pid)].map((ms, i) => ms - cpu0[i]!);
       const requests = a!.length + qa!.length;
-      const [apFaults, bareFaults] = [minorFaults(ap.pid), minorFaults(bare.pid)].map((n, i) => n - faults0[i]!);
+      const [apFaults, bareFaults, apMainFaults] = [minorFaults(ap.pid), minorFaults(bare.pid), minorFaults(ap.pid, ap.pid)].map((n, i) => n - faults0[i]!);
       const row = { round, phase, agentplane: r2(p(a!, 0.99)), bare: r2(p(b!, 0.99)), quietAgentplane: r2(p(qa!, 0.99)), quietBare: r2(p(qb!, 0.99)) };
       summary.push(row);
       log(
-        `round ${round} ${phase}: the driving client: agentplane ${figure(a!)}, bare ${figure(b!)} (${r2(row.agentplane / row.bare)}x); a quiet client: agentplane ${figure(qa!)}, bare ${figure(qb!)} (${r2(row.quietAgentplane / row.quietBare)}x); main-thread CPU per \`/ok\` answered (all its work meanwhile): agentplane ${r2((apCpu * 1000) / requests)} µs, bare ${r2((bareCpu * 1000) / requests)} µs; main-thread CPU in all agentplane ${Math.round(apCpu)} ms, bare ${Math.round(bareCpu)} ms; minor page faults (the whole process) agentplane ${apFaults}, bare ${bareFaults}; the driving client's main thread ${Math.round(clientCpu / seconds / 10)}% of a core, its loop delay p99 ${r2(delay.percentile(99) / 1e6)} ms; CPU between two 1-ms turns p99 / p99.9 / max: the driving client ${holdFigure(holds)}, the quiet client ${holdFigure(quiet.holds)} ms; load ${load()}`,
+        `round ${round} ${phase}: the driving client: agentplane ${figure(a!)}, bare ${figure(b!)} (${r2(row.agentplane / row.bare)}x); a quiet client: agentplane ${figure(qa!)}, bare ${figure(qb!)} (${r2(row.quietAgentplane / row.quietBare)}x); main-thread CPU per \`/ok\` answered (all its work meanwhile): agentplane ${r2((apCpu * 1000) / requests)} µs, bare ${r2((bareCpu * 1000) / requests)} µs; main-thread CPU in all agentplane ${Math.round(apCpu)} ms, bare ${Math.round(bareCpu)} ms; minor page faults (the whole process) agentplane ${apFaults} (its main thread ${apMainFaults}), bare ${bareFaults}; the driving client's main thread ${Math.round(clientCpu / seconds / 10)}% of a core, its loop delay p99 ${r2(delay.percentile(99) / 1e6)} ms; CPU between two 1-ms turns p99 / p99.9 / max: the driving client ${holdFigure(holds)}, the quiet client ${holdFigure(quiet.holds)} ms; load ${load()}`,
       );
       if (gcWatch) log(`  agentplane's collections meanwhile: ${gcSince(gc0)}`);
     };
