@@ -153,11 +153,17 @@ for (let round = 1; round <= rounds; round += 1) {
   /** The collections logged since `from` lines were: count and ms of scavenges and of full collections. */
   const gcSince = (from: number) => {
     const lines = [...gcLines.values()].slice(from);
-    const ms = (kind: RegExp) => {
-      const of = lines.filter((l) => kind.test(l));
+    const ms = (kind: RegExp, among: string[]) => {
+      const of = among.filter((l) => kind.test(l));
       return `${of.length} (${r2(of.reduce((sum, l) => sum + Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0), 0))} ms)`;
     };
-    return `scavenges ${ms(/Scavenge/)}, full ${ms(/Mark-/)}; last: ${lines.at(-1)?.trim() ?? '-'}`;
+    // the main thread's isolate logs first (at the start, before any worker's)
+    const main = [...gcLines.keys()][0]?.split(']')[0];
+    const mainLines = lines.filter((l) => l.includes(`${main}]`));
+    return `the main thread's scavenges ${ms(/Scavenge/, mainLines)}, full ${ms(/Mark-/, mainLines)}; the workers' scavenges ${ms(
+      /Scavenge/,
+      lines.filter((l) => !mainLines.includes(l)),
+    )}; the main thread's last: ${mainLines.at(-1)?.trim() ?? '-'}`;
   };
   try {
     const targets: Target[] = [
