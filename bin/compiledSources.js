@@ -8,8 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** What `npm run build` compiles into dist/ (tsconfig.build.json's include, and the configs). */
-export const COMPILED_SOURCES = ['src', 'generated', 'test/conformance/lib', 'test/conformance/remote.suite.ts', 'tsconfig.build.json', 'tsconfig.json'];
+/** What `npm run build` compiles into dist/ (tsconfig.build.json's include, and the configs), and the bundler of dist/bundle/. */
+export const COMPILED_SOURCES = [
+  'src',
+  'generated',
+  'test/conformance/lib',
+  'test/conformance/remote.suite.ts',
+  'tsconfig.build.json',
+  'tsconfig.json',
+  'scripts/bundleServer.ts',
+];
 /** Written into dist/ at the end of a build. */
 export const BUILD_STAMP = 'build-stamp.json';
 

@@ -17,6 +17,7 @@ function builtTree(builtAgoMs = 10_000): string {
     'src/domain/a.ts': 'export const a = 1;\n',
     'generated/x.gen.js': '//\n',
     'tsconfig.json': '{}',
+    'scripts/bundleServer.ts': 'export {};\n',
   })) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), text);
@@ -35,6 +36,12 @@ describe('whether dist/ is current', () => {
   it('is not once a source is saved after the build began, even at the same size', () => {
     const root = builtTree();
     fs.writeFileSync(path.join(root, 'src/domain/a.ts'), 'export const a = 2;\n');
+    assert.equal(compiledIsCurrent(root), false);
+  });
+
+  it('is not once the bundler of dist/bundle/ is saved after the build began (its output is what bin runs)', () => {
+    const root = builtTree();
+    fs.writeFileSync(path.join(root, 'scripts/bundleServer.ts'), 'export const changed = true;\n');
     assert.equal(compiledIsCurrent(root), false);
   });
 
