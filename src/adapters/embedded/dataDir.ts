@@ -4,7 +4,7 @@
 // (storeTool.ts) reports and mends it with the same readers.
 //
 //   DIR/LOCK                          pid of the server that has the directory open
-//   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}}
+//   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}, seq}
 //   DIR/journal/00000001.log          one JSON line per acknowledged write
 //   DIR/collections/<name>/shard-N.json   lowdb snapshot {records: {id: [seq, value]}}
 //   DIR/collections/<name>/shard-N.index  a paged shard's saved index (pagedIndex.ts): a cache, never the truth
@@ -31,6 +31,14 @@ export interface Meta {
   shards: number;
   /** The snapshot files written so far, per collection; absent in directories from before it was kept. */
   collections?: Record<string, number[]>;
+  /**
+   * The store's seq when this file was written (each snapshot writes it before the journal it
+   * retires goes): at least every seq the snapshot's files hold, so a start need not read them
+   * to number the next write. Absent in directories from before it was kept (then the grouped
+   * shards' index heads are read at the start for it) and left out by a writer that does not
+   * keep it, so a value present is never behind the files.
+   */
+  seq?: number;
 }
 
 /** Something wrong in the directory, relative to it, with what `store repair` does about it. */
@@ -301,7 +309,9 @@ export function readMeta(dir: string): Meta | Problem | null {
       repair: 'moved aside and written again from the shard files',
     };
   }
-  return { version: 1, shards: m.shards as number, ...(m.collections ? { collections: m.collections } : {}) };
+  // a seq that is not a count is ignored, not refused: the start then finds it in the files, as for a directory from before it was kept
+  const seq = Number.isSafeInteger(m.seq) && (m.seq as number) >= 0 ? { seq: m.seq as number } : {};
+  return { version: 1, shards: m.shards as number, ...(m.collections ? { collections: m.collections } : {}), ...seq };
 }
 
 export const isProblem = (v: unknown): v is Problem => isObject(v) && 'what' in v && 'repair' in v;

@@ -276,6 +276,12 @@ export class JournalStore implements Store {
     const read = readDataDir(dir, this.shardCount, (name) => name in this.paged);
     const problems = [...read.problems];
     this.shardCount = read.shardCount;
+    // the seq store.json kept is at least every seq the snapshot's files hold: the grouped shards'
+    // index heads (30,000 threads' lines of a 100,000-run history, ~70% of the opening's CPU before
+    // the port listened; issue 91) are then read in the load after serving, not here. A directory
+    // without it has them read here, for their seqs, as before.
+    if (read.meta?.seq !== undefined) this.seq = read.meta.seq;
+    const groupsLater = read.meta?.seq !== undefined;
     const loaded = new Map<string, Map<string, Kept>>();
     const bucket = (name: string) => {
       let m = loaded.get(name);
@@ -285,14 +291,14 @@ export class JournalStore implements Store {
     const later = this.later;
     const laterOf = (name: string) => {
       let load = later.get(name);
-      if (!load) later.set(name, (load = { records: new Map(), indexed: [], journal: [], holding: [], begun: false }));
+      if (!load) later.set(name, (load = { records: new Map(), indexed: [], grouped: [], journal: [], holding: [], begun: false }));
       return load;
     };
     for (const [name, numbers] of read.unread) {
       const load = laterOf(name);
       this.listed[name] = [];
       for (const n of numbers) {
-        const found = this.openPagedShard(dir, name, n, load, strings);
+        const found = this.openPagedShard(dir, name, n, load, strings, groupsLater);
         if (found) problems.push(found);
         else this.listed[name].push(n);
       }
@@ -412,6 +418,18 @@ export class JournalStore implements Store {
     // true once a slice's records are handled: the event loop turns then (an await for every record cost a promise each)
     const due = () => ++handled % slice === 0;
     await turn();
+    const set = this.state(name);
+    for (const { n, number, file } of load.grouped) {
+      // as openGroupedShard did at the start before store.json kept the seq: a shard none of whose
+      // saved indexes describes it is read whole, and one unreadable fails the load (as a paged
+      // shard's below), not the start
+      if (!this.openGroupedShard(name, n, set.groups!, file, number, strings)) {
+        const problem = this.readPagedShard(dir, name, n, load.records, strings);
+        if (problem) throw damaged(dir, [problem]);
+      }
+      await turn();
+    }
+    load.grouped = [];
     const kept = this.paged[name]!;
     for (const { n, number, index } of load.indexed) {
       const indexed = readIndexedRecords(index, kept);
@@ -514,7 +532,7 @@ export class JournalStore implements Store {
    * are left for loadPaged; otherwise it is read now (readPagedShard). Returns the problem with
    * the file, if any.
    */
-  private openPagedShard(dir: string, name: string, n: number, load: PagedLoad, strings: KeptStrings): Problem | null {
+  private openPagedShard(dir: string, name: string, n: number, load: PagedLoad, strings: KeptStrings, groupsLater: boolean): Problem | null {
     const file = shardPath(dir, name, n);
     let number = 0;
     try {
@@ -523,6 +541,13 @@ export class JournalStore implements Store {
       // missing or unreadable: named by readShard, as for any shard
     }
     const set = this.state(name);
+    if (set.groups && number && groupsLater) {
+      // its index's head is read in the load (loadCollection); its size now, for when a snapshot is due
+      load.grouped.push({ n, number, file });
+      privateFile(file);
+      this.sizeOfShard(shardKey(name, n), fs.fstatSync(this.files.descriptor(number)).size);
+      return null;
+    }
     if (set.groups) {
       return number && this.openGroupedShard(name, n, set.groups, file, number, strings) ? null : this.readPagedShard(dir, name, n, load.records, strings);
     }
@@ -1095,7 +1120,8 @@ export class JournalStore implements Store {
   }
 
   private writeMeta(): void {
-    const meta: Meta = { version: 1, shards: this.shardCount, collections: this.listed };
+    // the seq: every record written so far has one no higher, those of the snapshot's files included (Meta.seq)
+    const meta: Meta = { version: 1, shards: this.shardCount, collections: this.listed, seq: this.seq };
     writeFileAtomicSync(path.join(this.dataDir!, META_FILE), JSON.stringify(meta));
   }
 
@@ -1274,6 +1300,8 @@ function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonl
 interface PagedLoad {
   records: Map<string, Kept>;
   indexed: { n: number; number: number; index: DescribingIndex }[];
+  /** A grouped collection's shards whose index heads are read in the load (store.json kept the seq): each opened, as `number` of the paged files. */
+  grouped: { n: number; number: number; file: string }[];
   journal: [JournalOp, Location | undefined][];
   /** The records the saved indexes' heads list as holding one of the few values (fewBefore), until the load begins. */
   holding: { id: string; seq: number; where: Location }[];
