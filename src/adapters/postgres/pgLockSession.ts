@@ -18,17 +18,8 @@ export interface PendingGet {
   reject: (error: unknown) => void;
 }
 
-/** Marks a PgLockSession (a LockHeld may be another store's, or none). */
-const SESSION = Symbol('pgLockSession');
-
-/** The session `held` is when it is one of PostgreSQL's (what a lock's work was given). */
-export function lockSessionOf(held: LockHeld | undefined): PgLockSession | undefined {
-  return held && SESSION in held ? (held as PgLockSession) : undefined;
-}
-
 export class PgLockSession implements LockHeld {
   readonly lockHeld = true as const;
-  readonly [SESSION] = true;
   /** Gets asked through this session in this turn of the microtask queue, not yet sent. */
   gets: PendingGet[] | null = null;
 

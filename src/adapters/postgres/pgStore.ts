@@ -18,7 +18,7 @@ import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from '../../domain/ports/containment.ts';
 import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
 import { areaTable, columnOf, columnParam, type AreaTable } from './pgTables.ts';
-import { lockSessionOf, type PendingGet, type PgLockSession } from './pgLockSession.ts';
+import { PgLockSession, type PendingGet } from './pgLockSession.ts';
 import type { LockHeld } from '../../domain/keyedLock.ts';
 
 export interface PgStoreOptions {
@@ -324,10 +324,9 @@ export class PgStore implements Store {
       if (this.statementTexts.size < PREPARED_TEXTS) this.statementTexts.set(shape, sql);
     }
     const params = [...statement.params, ...tail.params];
-    const session = lockSessionOf(held);
-    if (session) {
+    if (held instanceof PgLockSession) {
       await this.ready();
-      return (await session.write<R>({ name: this.statementName(sql), text: sql, values: params })).rows[0];
+      return (await held.write<R>({ name: this.statementName(sql), text: sql, values: params })).rows[0];
     }
     return (await this.query<R>(sql, params, true)).rows[0];
   }
@@ -426,18 +425,17 @@ export class PgStore implements Store {
    */
   getDoc<T>(select: (param: string) => string, id: string, held?: LockHeld): Promise<T | undefined> {
     // gets through a lock's session are batched on it and go on its connection (PgLockSession)
-    const session = lockSessionOf(held);
-    const on = session ?? this;
+    const on = held instanceof PgLockSession ? held : this;
     return new Promise<T | undefined>((resolve, reject) => {
       if (!on.gets) {
         on.gets = [];
-        queueMicrotask(() => this.sendGets(on, session));
+        queueMicrotask(() => this.sendGets(on));
       }
       on.gets.push({ select, id, resolve: resolve as (doc: unknown) => void, reject });
     });
   }
 
-  private sendGets(on: { gets: PendingGet[] | null }, session?: PgLockSession): void {
+  private sendGets(on: { gets: PendingGet[] | null }): void {
     const gets = on.gets ?? [];
     on.gets = null;
     for (let at = 0; at < gets.length; at += GETS_PER_STATEMENT) {
@@ -445,9 +443,10 @@ export class PgStore implements Store {
       const sql = some.length === 1 ? some[0].select('$1') : `SELECT ${some.map((g, i) => `(${g.select(`$${i + 1}`)}) AS d${i}`).join(', ')}`;
       const ids = some.map((g) => g.id);
       // on a lock's session: sent behind the lock, without waiting for its answer
-      const read = session
-        ? this.ready().then(() => session.read<Record<string, unknown>>({ name: this.statementName(sql), text: sql, values: ids }))
-        : this.query<Record<string, unknown>>(sql, ids, true);
+      const read =
+        on instanceof PgLockSession
+          ? this.ready().then(() => on.read<Record<string, unknown>>({ name: this.statementName(sql), text: sql, values: ids }))
+          : this.query<Record<string, unknown>>(sql, ids, true);
       read.then(
         ({ rows }) => some.forEach((g, i) => g.resolve(some.length === 1 ? rows[0]?.doc : (rows[0]?.[`d${i}`] ?? undefined))),
         (error: unknown) => some.forEach((g) => g.reject(error)),
