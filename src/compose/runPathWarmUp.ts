@@ -105,7 +105,7 @@ async function warmThrough(store: JournalStore, { executor, maxBodyBytes }: RunP
     maxConcurrentRuns: 1,
     retention: retentionSettings(undefined),
     execute: executor({ store, runs: runBackend.runs, nextOnThread: runBackend.nextOnThread ?? undefined }),
-    locks: { run: (key, work, options) => coordination.serialize(`thread:${key}`, work, options) },
+    locks: { run: (key, work) => coordination.serialize(`thread:${key}`, work) },
     runBackend,
     onRunEnded: (ended) => runEnded.forEach((listener) => listener(ended)),
   });

@@ -5,26 +5,8 @@
 // against the other replicas (Coordination.serialize).
 import { ownTurn } from '../shared/turns.ts';
 
-/**
- * Handed to a lock's work where the lock is held on a session of the store's own (PostgreSQL:
- * a connection holding an advisory lock): the reads and writes given it go on that session,
- * behind the lock, without a wait for a connection of their own. Opaque to the domain.
- */
-export interface LockHeld {
-  readonly lockHeld: true;
-}
-
-export interface LockOptions {
-  /**
-   * The work's first step is a read through `held` (and whatever it reads side by side
-   * through it): sent behind the lock without waiting for its grant, one round trip for
-   * both. Nothing of the work may reach the store otherwise before that read answers.
-   */
-  readsFirst?: boolean;
-}
-
 export interface Locks {
-  run<T>(key: string, work: (held?: LockHeld) => Promise<T>, options?: LockOptions): Promise<T>;
+  run<T>(key: string, work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -37,10 +19,9 @@ export interface Locks {
 export class KeyedLock implements Locks {
   private readonly tails = new Map<string, Promise<void>>();
 
-  run<T>(key: string, work: (held?: LockHeld) => Promise<T>, _options?: LockOptions): Promise<T> {
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key);
-    // in process the lock is no session: the work is given none
-    const result = previous ? previous.then(() => ownTurn(key)).then(() => work()) : Promise.resolve().then(() => work());
+    const result = previous ? previous.then(() => ownTurn(key)).then(work) : Promise.resolve().then(work);
     const tail = result.then(
       () => undefined,
       () => undefined,

@@ -1,7 +1,7 @@
 // Coordination for one server on its own (embedded) store: nothing is shared, so locks are
 // held in process, this server always leads, and messages go round an in-process emitter.
 import { EventEmitter } from 'node:events';
-import { KeyedLock, type LockHeld, type LockOptions } from '../../domain/keyedLock.ts';
+import { KeyedLock } from '../../domain/keyedLock.ts';
 import type { Coordination, Singleton } from '../../domain/ports/coordination.ts';
 
 /** One server on its own store: locks in process, always the leader, messages in process. */
@@ -11,8 +11,8 @@ export class LocalCoordination implements Coordination {
   private readonly locks = new KeyedLock();
   private readonly bus = new EventEmitter().setMaxListeners(0);
 
-  serialize<T>(key: string, work: (held?: LockHeld) => Promise<T>, options?: LockOptions): Promise<T> {
-    return this.locks.run(key, work, options);
+  serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.run(key, work);
   }
 
   singleton(_name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton {

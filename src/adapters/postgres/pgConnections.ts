@@ -17,8 +17,8 @@ import { StoreUnavailableError, StoreWriteError } from '../../shared/storeErrors
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A pool whose every client, idle or checked out, handles its own connection's failure. */
-export function openPool(url: string, max: number, options: { pipeline?: boolean } = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...options });
+export function openPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // an idle client dropped by the server: the pool discards it and connects anew when needed
   // (the next query that cannot reach the database says so, as a 503)
   pool.on('error', () => {});

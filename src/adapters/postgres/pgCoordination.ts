@@ -1,7 +1,6 @@
 // Coordination between the replicas sharing one PostgreSQL database:
 // - serialize: a session advisory lock per key, taken on a connection of a small pool of
-//   its own (the work itself queries through the store's pool, so holders never starve it,
-//   but for what it sends through the lock's session, PgLockSession: a run's creation);
+//   its own (the work itself queries through the store's pool, so holders never starve it);
 // - singleton: a session advisory lock held on a dedicated connection for as long as the
 //   replica leads; when the replica dies its session ends and the lock is free at once for
 //   the next replica's attempt (they try every `leaseRetryMs`);
@@ -16,10 +15,9 @@
 // the lease and LISTEN sessions reconnect with back-off while the database is away.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { KeyedLock, type LockHeld, type LockOptions } from '../../domain/keyedLock.ts';
+import { KeyedLock } from '../../domain/keyedLock.ts';
 import type { Coordination, Singleton } from '../../domain/ports/coordination.ts';
 import { asStoreFailure, dedicatedClient, openPool } from './pgConnections.ts';
-import { PgLockSession } from './pgLockSession.ts';
 
 /** Advisory-lock namespaces (the first key of the two-key form): 'apsz', 'apld'. */
 const SERIALIZE_SPACE = 0x6170737a;
@@ -74,42 +72,26 @@ export class PgCoordination implements Coordination {
   private readonly keepAliveMs: number;
 
   constructor(private readonly options: PgCoordinationOptions) {
-    // pipelined: a work's first read goes out behind the lock (PgLockSession), and the
-    // unlock behind the work's last statement
-    this.lockPool = openPool(options.url, options.lockPoolSize ?? 10, { pipeline: true });
+    this.lockPool = openPool(options.url, options.lockPoolSize ?? 10);
     this.notifyPool = openPool(options.url, 2);
     this.leaseRetryMs = options.leaseRetryMs ?? 1_000;
     this.keepAliveMs = options.keepAliveMs ?? 2_000;
   }
 
-  serialize<T>(key: string, work: (held?: LockHeld) => Promise<T>, options: LockOptions = {}): Promise<T> {
+  serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
     // in process first: one database lock per key at a time from this replica, in call order
     return this.local.run(key, async () => {
       const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
-      // named: parsed once per connection (a lock and an unlock per run created)
-      const locked = client.query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] });
-      // (its failure is read below, whether the work's statements read it or not)
-      locked.catch(() => undefined);
-      const granted = await (options.readsFirst ? Promise.resolve(true) : locked).then(
-        () => true,
-        () => false,
-      );
-      const failed = (error: unknown) => {
+      try {
+        // named: parsed once per connection (a lock and an unlock per run created)
+        await client.query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] });
+      } catch (error) {
         // a connection whose state is unsure is closed, which frees any lock it held
         client.release(true);
-        return asStoreFailure(error);
-      };
-      if (!granted) throw failed(await locked.catch((error: unknown) => error));
-      // the work goes at once when its first step is a read through the session (readsFirst):
-      // the session's statements fail when the lock does, and it sends no write before the
-      // grant. (A work that throws at once is a failure as a later one is: the lock is still let go)
-      const session = new PgLockSession(client, locked);
-      const [done] = await Promise.allSettled([(async () => work(session))()]);
-      const lockFailure = await locked.then(
-        () => null,
-        (error: unknown) => ({ error }),
-      );
-      if (lockFailure) throw failed(lockFailure.error);
+        throw asStoreFailure(error);
+      }
+      // (a work that throws at once is a failure as a later one is: the lock is still let go)
+      const [done] = await Promise.allSettled([(async () => work())()]);
       // the unlock's answer is not waited for: the work's writes have committed, and the next
       // holder (of this replica, on another connection, or of another) is granted the lock
       // when PostgreSQL runs the unlock, answered or not. A run's creation answers a round trip

@@ -18,8 +18,6 @@ import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from '../../domain/ports/containment.ts';
 import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
 import { areaTable, columnOf, columnParam, type AreaTable } from './pgTables.ts';
-import { PgLockSession, type PendingGet } from './pgLockSession.ts';
-import type { LockHeld } from '../../domain/keyedLock.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -150,6 +148,13 @@ const PREPARED_TEXTS = 256;
 /** Most gets read in one statement (PgStore.getDoc). */
 const GETS_PER_STATEMENT = 32;
 
+interface PendingGet {
+  select: (param: string) => string;
+  id: string;
+  resolve: (doc: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 export class PgStore implements Store {
   private readonly handles = new Map<string, PgCollection<object>>();
   /** Index creations under way; every query waits for them (collection() is synchronous). */
@@ -157,7 +162,7 @@ export class PgStore implements Store {
   private indexFailure: unknown = null;
   private closed = false;
   /** Gets asked in this turn of the microtask queue, not yet sent (see getDoc). */
-  gets: PendingGet[] | null = null;
+  private gets: PendingGet[] | null = null;
   /** The names of the statements prepared by their text (see statementName). */
   private readonly statementNames = new Map<string, string>();
   /** oneStatement's and writeWith's texts by their shape (see shapeOf). */
@@ -304,8 +309,6 @@ export class PgStore implements Store {
   async writeWith<R extends pg.QueryResultRow>(
     ops: WriteOp[],
     tail: { ctes: string[]; select: string; params: unknown[]; first?: { name: string; cte: string } },
-    /** A lock's session (PgLockSession) the statement goes on instead of the pool. */
-    held?: LockHeld,
   ): Promise<R | null> {
     if (ops.length < 2 || ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
     // the ops' parameters come first, the tail's after them (a WITH's place in the text and its numbers are unrelated)
@@ -323,12 +326,7 @@ export class PgStore implements Store {
       sql = `${writes}${tail.ctes.map((cte) => `, ${shift(cte)}`).join('')} ${shift(tail.select)}`;
       if (this.statementTexts.size < PREPARED_TEXTS) this.statementTexts.set(shape, sql);
     }
-    const params = [...statement.params, ...tail.params];
-    if (held instanceof PgLockSession) {
-      await this.ready();
-      return (await held.write<R>({ name: this.statementName(sql), text: sql, values: params })).rows[0];
-    }
-    return (await this.query<R>(sql, params, true)).rows[0];
+    return (await this.query<R>(sql, [...statement.params, ...tail.params], true)).rows[0];
   }
 
   /**
@@ -423,31 +421,27 @@ export class PgStore implements Store {
    * assistant and thread, under the thread's lock) cost one round trip. `select` is the
    * collection's get with its key in the parameter it is given.
    */
-  getDoc<T>(select: (param: string) => string, id: string, held?: LockHeld): Promise<T | undefined> {
-    // gets through a lock's session are batched on it and go on its connection (PgLockSession)
-    const on = held instanceof PgLockSession ? held : this;
+  getDoc<T>(select: (param: string) => string, id: string): Promise<T | undefined> {
     return new Promise<T | undefined>((resolve, reject) => {
-      if (!on.gets) {
-        on.gets = [];
-        queueMicrotask(() => this.sendGets(on));
+      if (!this.gets) {
+        this.gets = [];
+        queueMicrotask(() => this.sendGets());
       }
-      on.gets.push({ select, id, resolve: resolve as (doc: unknown) => void, reject });
+      this.gets.push({ select, id, resolve: resolve as (doc: unknown) => void, reject });
     });
   }
 
-  private sendGets(on: { gets: PendingGet[] | null }): void {
-    const gets = on.gets ?? [];
-    on.gets = null;
+  private sendGets(): void {
+    const gets = this.gets ?? [];
+    this.gets = null;
     for (let at = 0; at < gets.length; at += GETS_PER_STATEMENT) {
       const some = gets.slice(at, at + GETS_PER_STATEMENT);
       const sql = some.length === 1 ? some[0].select('$1') : `SELECT ${some.map((g, i) => `(${g.select(`$${i + 1}`)}) AS d${i}`).join(', ')}`;
-      const ids = some.map((g) => g.id);
-      // on a lock's session: sent behind the lock, without waiting for its answer
-      const read =
-        on instanceof PgLockSession
-          ? this.ready().then(() => on.read<Record<string, unknown>>({ name: this.statementName(sql), text: sql, values: ids }))
-          : this.query<Record<string, unknown>>(sql, ids, true);
-      read.then(
+      this.query<Record<string, unknown>>(
+        sql,
+        some.map((g) => g.id),
+        true,
+      ).then(
         ({ rows }) => some.forEach((g, i) => g.resolve(some.length === 1 ? rows[0]?.doc : (rows[0]?.[`d${i}`] ?? undefined))),
         (error: unknown) => some.forEach((g) => g.reject(error)),
       );
@@ -606,8 +600,8 @@ class PgCollection<T extends object> implements Collection<T> {
     return column.name;
   }
 
-  get(id: string, held?: LockHeld): Promise<T | undefined> {
-    return this.store.getDoc<T>(this.getAt, id, held);
+  get(id: string): Promise<T | undefined> {
+    return this.store.getDoc<T>(this.getAt, id);
   }
 
   async getMany(ids: string[]): Promise<(T | undefined)[]> {

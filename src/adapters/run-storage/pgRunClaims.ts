@@ -21,7 +21,6 @@ import { OPEN_LOG_WITH, type PgRunEventLog } from './pgRunEventLog.ts';
 import { firstReadsColumns, knownReadsOf, type ClaimedReads, type FirstReadsRow } from './pgFirstReads.ts';
 import { CHECKPOINT_KEY_SEPARATOR } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { storableCopy } from '../../runtime/transports/http/storableText.ts';
-import type { LockHeld } from '../../domain/keyedLock.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
 const CANCEL_CHANNEL = 'agentplane_runs_cancel';
@@ -223,24 +222,20 @@ export class PgRunClaims implements RunClaims {
     };
   }
 
-  async enqueue(ops: WriteOp[], run: RunRecord, owner: string, held?: LockHeld): Promise<{ woke: boolean }> {
+  async enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean }> {
     // the run's records, its log opened and the thread's waiters woken (OPEN_LOG_WITH), and
     // the other replicas told unless its thread has a claim: then that claim's release tells
     // them, after this commits. The claim's row is locked against its release (KEY SHARE: a
     // run's end, fenced FOR NO KEY UPDATE, is not held up), so a release and this statement
     // cannot pass each other unseen: the release commits first (and this finds no claim, and
     // tells them) or waits for this one (and then finds the run).
-    const row = await this.store.writeWith<{ woke: boolean }>(
-      ops,
-      {
-        // the claim's row locked before the thread's (`first`), as the end's statement does
-        first: { name: 'held', cte: `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)` },
-        ctes: [OPEN_LOG_WITH.cte],
-        select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
-        params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
-      },
-      held,
-    );
+    const row = await this.store.writeWith<{ woke: boolean }>(ops, {
+      // the claim's row locked before the thread's (`first`), as the end's statement does
+      first: { name: 'held', cte: `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)` },
+      ctes: [OPEN_LOG_WITH.cte],
+      select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
+      params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
+    });
     if (row) return { woke: row.woke };
     // writes one statement cannot carry (writeWith answers null for them): the same three
     // steps one after another, every replica told (the record is the queue entry, so a

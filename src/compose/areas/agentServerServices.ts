@@ -94,7 +94,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
   // per thread, and per tenant's quota: across replicas when they share the store
-  const locks: Locks = { run: (key, work, options) => deps.coordination.serialize(`thread:${key}`, work, options) };
+  const locks: Locks = { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) };
   const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log, config.tenantQuotas, locks);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
   const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;

@@ -37,13 +37,12 @@ import type { RunEvent } from './runs/runEvent.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../generated/protocol/types.gen.ts';
 import type { EventFilter } from './protocol/events.ts';
 import type { FeedStream } from './protocol/threadFeed.ts';
-import type { LockHeld } from '../keyedLock.ts';
 
 export type { RunEvent };
 
 export interface AssistantService {
-  /** Accepts an assistant UUID or a registered graph name; `held`: a lock's session to read through (Locks). */
-  resolve(idOrGraph: string, held?: LockHeld): Promise<Assistant | undefined>;
+  /** Accepts an assistant UUID or a registered graph name. */
+  resolve(idOrGraph: string): Promise<Assistant | undefined>;
   /** resolve(), as an outcome for the operations that address one assistant. */
   get(idOrGraph: string): Promise<Outcome<Assistant, 'not_found'>>;
   /** Whether the assistant's graph keeps a top-level `messages` list in its state. */

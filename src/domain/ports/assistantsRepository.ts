@@ -4,7 +4,6 @@
 // collections (adapters/embedded/collectionAssistants.ts) and, on PostgreSQL, in the
 // assistants tables with the searches in SQL (adapters/postgres/pgAssistants.ts).
 import type { Assistant, AssistantVersion } from '../../../generated/agent-server/types.gen.ts';
-import type { LockHeld } from '../keyedLock.ts';
 
 /** An assistant as stored: with its owner (see ownerOf in agent/records.ts). */
 export type AssistantRecord = Assistant & { owner?: string };
@@ -32,8 +31,7 @@ export interface AssistantPage {
 }
 
 export interface AssistantsRepository {
-  /** `held`: a lock's session to read through (Locks). */
-  get(assistantId: string, held?: LockHeld): Promise<AssistantRecord | undefined>;
+  get(assistantId: string): Promise<AssistantRecord | undefined>;
   /**
    * Stores the assistant and then its version when no assistant has its id yet; resolves
    * false (and writes nothing) when one has.

@@ -3,7 +3,6 @@
 // embedded store there is one server, so each of these is answered in process
 // (adapters/embedded/localCoordination.ts); on PostgreSQL (adapters/postgres/pgCoordination.ts)
 // every replica on the database takes part.
-import type { LockHeld, LockOptions } from '../keyedLock.ts';
 
 export interface Singleton {
   /** Gives up the lease (and stops leading); resolves once `lead` has returned. */
@@ -17,10 +16,9 @@ export interface Coordination {
   readonly replicaId: string;
   /**
    * Runs `work` while holding `key` against every server on the store; calls for one key
-   * on one server run in the order they were made. `work` may be given the lock's session
-   * (LockHeld) to read and write through; see LockOptions for `readsFirst`.
+   * on one server run in the order they were made.
    */
-  serialize<T>(key: string, work: (held?: LockHeld) => Promise<T>, options?: LockOptions): Promise<T>;
+  serialize<T>(key: string, work: () => Promise<T>): Promise<T>;
   /**
    * Keeps trying to become the one server leading `name`; while it is, `lead` runs. Its
    * signal aborts when the lease is lost (the database connection holding it dropped) or

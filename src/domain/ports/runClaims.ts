@@ -6,7 +6,6 @@
 // goes through its claim (recordEnd): a server whose claim was taken over writes nothing.
 import type { RunError, RunRecord, ThreadRecord } from '../agent/records.ts';
 import type { WriteOp } from './store.ts';
-import type { LockHeld } from '../keyedLock.ts';
 
 /** What becomes of a run whose holder is gone (decided by the run state machine). */
 export type Abandoned = (run: RunRecord) => RunRecord;
@@ -90,9 +89,8 @@ export interface RunClaims {
    * readers and wakes its thread's waiters (RunEventLog.open), and tells the claimers, in one
    * step where the backend can (PostgreSQL: one statement). `woke`: whether this server should
    * look for work now (false when the thread was busy: the end of the run before it looks).
-   * `held`: the thread's lock's session, which takes the write where it can (Locks).
    */
-  enqueue(ops: WriteOp[], run: RunRecord, owner: string, held?: LockHeld): Promise<{ woke: boolean }>;
+  enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean }>;
   /**
    * Extends the leases of `held`. Answers the run ids of those this server no longer holds
    * (taken over by another replica) and the cancels requested for the ones it does. Rejects

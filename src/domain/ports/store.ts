@@ -5,7 +5,6 @@
 // composition root. A domain service takes its aggregate's repository port instead
 // (test/architecture/layers.test.ts, whose shrinking list names the files that still take a
 // collection, each with why); this file leaves the domain with the last of them.
-import type { LockHeld } from '../keyedLock.ts';
 
 export interface ListOptions<T> {
   /** Exact match on indexed fields (declared when the collection is opened). */
@@ -39,8 +38,7 @@ export interface ListOptions<T> {
 
 export interface Collection<T extends object> {
   readonly name: string;
-  /** `held`: a lock's session to read through (Locks); a store without sessions ignores it. */
-  get(id: string, held?: LockHeld): Promise<T | undefined>;
+  get(id: string): Promise<T | undefined>;
   /** The records of `ids`, in their order (undefined where there is none): one read, not one per id. */
   getMany(ids: string[]): Promise<(T | undefined)[]>;
   /** Stores a new record; resolves false (and writes nothing) when the id exists. */

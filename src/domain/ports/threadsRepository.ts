@@ -6,7 +6,6 @@
 import type { ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { ThreadRecord } from '../agent/records.ts';
 import type { WriteOp } from './store.ts';
-import type { LockHeld } from '../keyedLock.ts';
 
 /** Which threads: always one owner's (see ownerOf in agent/records.ts). */
 export interface ThreadFilter {
@@ -30,8 +29,7 @@ export interface ThreadPage {
 }
 
 export interface ThreadsRepository {
-  /** `held`: a lock's session to read through (Locks). */
-  get(threadId: string, held?: LockHeld): Promise<ThreadRecord | undefined>;
+  get(threadId: string): Promise<ThreadRecord | undefined>;
   /** Stores a new thread; resolves false (and writes nothing) when its id is taken. */
   insert(thread: ThreadRecord): Promise<boolean>;
   /**

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
-import { PgLockSession } from '../../../src/adapters/postgres/pgLockSession.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,104 +85,6 @@ test("serialize: the work's answer does not wait for the unlock's, and the lock 
     await replicas[1].serialize('thread-1', async () => undefined);
   } finally {
     pg.Client.prototype.query = clientQuery;
-    await Promise.all(replicas.map((r) => r.close()));
-  }
-});
-
-test("serialize, readsFirst: the work's read goes on the lock's connection behind the lock, unanswered until it is granted, and sees the last holder's write", async () => {
-  const url = await freshDatabaseUrl();
-  const replicas = [new PgCoordination({ url }), new PgCoordination({ url })];
-  const writer = new pg.Client({ connectionString: url });
-  await writer.connect();
-  const log: string[] = [];
-  const clientQuery = pg.Client.prototype.query;
-  try {
-    await writer.query('CREATE TABLE held (v int)');
-    let letGo!: () => void;
-    const holding = new Promise<void>((resolve) => (letGo = resolve));
-    let holds!: () => void;
-    const held = new Promise<void>((resolve) => (holds = resolve));
-    // replica 1 holds the key, and writes just before letting it go
-    const first = replicas[1].serialize('thread-1', async () => {
-      holds();
-      await holding;
-      await writer.query('INSERT INTO held VALUES (1)');
-    });
-    await held;
-    let entered = false;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const config = args[0] as string | { text?: string };
-      const text = typeof config === 'string' ? config : (config?.text ?? '');
-      log.push(`sent ${text} on ${(this as pg.Client & { processID: number }).processID}`);
-      const answer = (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-      if (answer instanceof Promise) answer.then(() => log.push(`answered ${text}`)).catch(() => {});
-      return answer;
-    } as typeof clientQuery;
-    const second = replicas[0].serialize(
-      'thread-1',
-      async (session) => {
-        assert.ok(session instanceof PgLockSession);
-        entered = true;
-        return (await session.read<{ n: number }>({ text: 'SELECT count(*)::int AS n FROM held' })).rows[0].n;
-      },
-      { readsFirst: true },
-    );
-    // the work began, and sent its read, while the other replica still held the key
-    await until('the read sent', () => log.some((line) => line.startsWith('sent SELECT count')));
-    assert.ok(entered);
-    await sleep(50);
-    assert.ok(!log.some((line) => line.startsWith('answered')), log.join('\n'));
-    const lockOn = log.find((line) => line.startsWith('sent SELECT pg_advisory_lock'))!.split(' on ')[1];
-    assert.equal(log.find((line) => line.startsWith('sent SELECT count'))!.split(' on ')[1], lockOn, "on the lock's connection");
-    letGo();
-    await first;
-    assert.equal(await second, 1, "the read's snapshot is taken once the lock is granted");
-  } finally {
-    pg.Client.prototype.query = clientQuery;
-    await writer.end();
-    await Promise.all(replicas.map((r) => r.close()));
-  }
-});
-
-test("serialize, readsFirst: a lock that fails fails the work's read, and its write is never sent", async () => {
-  const url = await freshDatabaseUrl();
-  const replicas = [new PgCoordination({ url }), new PgCoordination({ url })];
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query('CREATE TABLE written (v int)');
-    let letGo!: () => void;
-    const holding = new Promise<void>((resolve) => (letGo = resolve));
-    let holds!: () => void;
-    const held = new Promise<void>((resolve) => (holds = resolve));
-    const first = replicas[1].serialize('thread-1', async () => {
-      holds();
-      await holding;
-    });
-    await held;
-    let wrote: Promise<unknown> | undefined;
-    const second = replicas[0].serialize(
-      'thread-1',
-      async (session) => {
-        const lockSession = session as PgLockSession;
-        await lockSession.read({ text: 'SELECT 1' }).catch(() => undefined);
-        wrote = lockSession.write({ text: 'INSERT INTO written VALUES (1)' });
-        return wrote;
-      },
-      { readsFirst: true },
-    );
-    // the waiting lock's session is ended: the lock fails
-    await until('the lock waited for', async () => (await admin.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rowCount! > 0);
-    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
-    await assert.rejects(second);
-    await assert.rejects(wrote!);
-    letGo();
-    await first;
-    assert.equal((await admin.query('SELECT count(*)::int AS n FROM written')).rows[0].n, 0);
-    // the key is free for the next holder
-    await replicas[0].serialize('thread-1', async () => undefined);
-  } finally {
-    await admin.end();
     await Promise.all(replicas.map((r) => r.close()));
   }
 });

@@ -13,7 +13,6 @@ import type { RunStore } from '../../ports/runStore.ts';
 import type { ThreadsRepository } from '../../ports/threadsRepository.ts';
 import type { RunClaims } from '../../ports/runClaims.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
-import type { LockHeld } from '../../keyedLock.ts';
 import { uuid7 } from '../ids.ts';
 import { assignInputMessageIds } from './inputMessageIds.ts';
 import { FINAL_STATUSES, newThread, runKwargs, type RunRecord, type ThreadRecord } from '../records.ts';
@@ -39,13 +38,12 @@ export async function enqueueRun(
   assistant: Assistant,
   body: RunCreate,
   /** `thread`: the thread as the caller read it under the thread's lock (null: there is none); read here when absent. */
-  /** `held`: the thread's lock's session, which takes the write (Locks). */
-  options: { temporary?: boolean; owner: string; caller?: RunCaller; thread?: ThreadRecord | null; held?: LockHeld },
+  options: { temporary?: boolean; owner: string; caller?: RunCaller; thread?: ThreadRecord | null },
 ): Promise<RunRecord> {
   const now = nowIso();
   const { owner } = options;
   const runId = uuid7();
-  const existing = options.thread !== undefined ? (options.thread ?? undefined) : await deps.threads.get(threadId, options.held);
+  const existing = options.thread !== undefined ? (options.thread ?? undefined) : await deps.threads.get(threadId);
   const ids = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
   // as upstream, a thread the run creates takes the run's metadata: what a custom auth
   // handler stamped there (its owner) is what the thread filters of later reads look for
@@ -91,7 +89,7 @@ export async function enqueueRun(
   const threadOp = existing ? deps.threads.setOp(threadId, changed) : deps.threads.putOp(copyWith(base, changed) as ThreadRecord);
   const ops: WriteOp[] = [threadOp, deps.runs.putRun(run)];
   // the records, the log and the claimers' wake-up in one step where the backend can
-  const { woke } = await deps.claims.enqueue(ops, run, owner, options.held);
+  const { woke } = await deps.claims.enqueue(ops, run, owner);
   deps.engine.enqueued(woke);
   return run;
 }

@@ -84,31 +84,25 @@ export class Runs implements RunService {
   async create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const { engine } = this.deps;
     // receipt order is fixed here, before any await: the lock chains calls in arrival order
-    // the lock's session (PostgreSQL) takes the reads, sent with the lock in one round trip,
-    // and the run's write: no other connection, nor a wait for one (readsFirst)
-    return this.deps.locks.run(
-      threadId,
-      async (held) => {
-        // side by side: a store that can reads both in one round trip (PostgreSQL: one statement)
-        const [assistant, thread] = await Promise.all([this.deps.assistants.resolve(body.assistant_id, held), this.deps.threads.get(threadId, held)]);
-        // another owner's thread is not found, and its id cannot be taken by if_not_exists
-        if (!assistant) return assistantNotFound(body.assistant_id);
-        if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
-        const strategy = body.multitask_strategy ?? 'enqueue';
-        // an enqueued run is admitted whatever runs before it: no read of the thread's runs (two statements on PostgreSQL)
-        const inflight = admitsBlind(strategy) ? [] : await engine.inflight(threadId);
-        const admission = admit(strategy, inflight.length);
-        if (admission.kind === 'reject') return fail('busy', THREAD_BUSY);
-        if (admission.kind === 'cancelFirst') for (const runId of inflight) await engine.cancel(threadId, runId, admission.action);
-        // the thread as read above, under the thread's lock, is read again only when a cancel may have changed it
-        const known = admission.kind === 'cancelFirst' ? {} : { thread: thread ?? null };
-        const enqueue = async (): Promise<Outcome<Run, 'quota_exceeded'>> =>
-          ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, held, ...known })));
-        // a run that creates its thread (if_not_exists) creates one of the owner's threads: held to that quota too
-        return this.withinQuota(1, () => this.withinThreadQuota(thread ? 0 : 1, enqueue));
-      },
-      { readsFirst: true },
-    );
+    return this.deps.locks.run(threadId, async () => {
+      // side by side: a store that can reads both in one round trip (PostgreSQL: one statement)
+      const [assistant, thread] = await Promise.all([this.deps.assistants.resolve(body.assistant_id), this.deps.threads.get(threadId)]);
+      // another owner's thread is not found, and its id cannot be taken by if_not_exists
+      if (!assistant) return assistantNotFound(body.assistant_id);
+      if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
+      const strategy = body.multitask_strategy ?? 'enqueue';
+      // an enqueued run is admitted whatever runs before it: no read of the thread's runs (two statements on PostgreSQL)
+      const inflight = admitsBlind(strategy) ? [] : await engine.inflight(threadId);
+      const admission = admit(strategy, inflight.length);
+      if (admission.kind === 'reject') return fail('busy', THREAD_BUSY);
+      if (admission.kind === 'cancelFirst') for (const runId of inflight) await engine.cancel(threadId, runId, admission.action);
+      // the thread as read above, under the thread's lock, is read again only when a cancel may have changed it
+      const known = admission.kind === 'cancelFirst' ? {} : { thread: thread ?? null };
+      const enqueue = async (): Promise<Outcome<Run, 'quota_exceeded'>> =>
+        ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
+      // a run that creates its thread (if_not_exists) creates one of the owner's threads: held to that quota too
+      return this.withinQuota(1, () => this.withinThreadQuota(thread ? 0 : 1, enqueue));
+    });
   }
 
   /**
