@@ -159,27 +159,23 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
       });
     for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(sdk('default client'), graph, threads, perThread);
     for (const client of round % 2 ? [...clients].reverse() : clients) {
-      let before: { threads: Map<number, number>; faults: Map<number, number>; clientFaults: number; client: NodeJS.CpuUsage; monoUs: number } | undefined;
+      // the server's threads' CPU and fresh pages, and the client's, at the scenario's first create and last join
+      const sample = () => ({
+        threads: threadCpu(ap.pid),
+        faults: threadFaults(ap.pid),
+        clientFaults: process.resourceUsage().minorPageFault,
+        client: process.cpuUsage(),
+        monoUs: monoUs(),
+      });
+      let before: ReturnType<typeof sample> | undefined;
       let after: typeof before;
       const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
         started: () => {
           perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
-          before = {
-            threads: threadCpu(ap.pid),
-            faults: threadFaults(ap.pid),
-            clientFaults: process.resourceUsage().minorPageFault,
-            client: process.cpuUsage(),
-            monoUs: monoUs(),
-          };
+          before = sample();
         },
         ended: () => {
-          after = {
-            threads: threadCpu(ap.pid),
-            faults: threadFaults(ap.pid),
-            clientFaults: process.resourceUsage().minorPageFault,
-            client: process.cpuUsage(),
-            monoUs: monoUs(),
-          };
+          after = sample();
           perf?.kill('SIGINT');
         },
       });

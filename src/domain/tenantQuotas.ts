@@ -57,8 +57,8 @@ export async function roomFor(
   quotas: Partial<TenantQuotas>,
   held: () => Promise<number>,
 ): Promise<Outcome<void, 'quota_exceeded'>> {
-  const bound = quotas[quota] ?? Infinity;
-  if (owner === '' || bound === Infinity) return ok(undefined);
+  if (unbounded(quota, owner, quotas)) return ok(undefined);
+  const bound = quotas[quota]!;
   if ((await held()) < bound) return ok(undefined);
   const { setting, counts, room } = QUOTA_SETTINGS[quota];
   return fail(
@@ -73,16 +73,18 @@ export async function roomFor(
 }
 
 /** Whether `owner` may hold any number of `quota`'s things (no bound set, or the shared space of auth off). */
-export function unbounded(quota: Quota, owner: string, quotas: Partial<TenantQuotas>): boolean {
+function unbounded(quota: Quota, owner: string, quotas: Partial<TenantQuotas>): boolean {
   return owner === '' || (quotas[quota] ?? Infinity) === Infinity;
 }
 
 /**
  * `create` (which adds one of `quota` for `owner`) done only while there is room for it: the
  * count and the creation hold the owner's lock of that quota, so creations sent at once cannot
- * each find room for one and together pass the bound. Nothing is counted or locked for ''.
+ * each find room for one and together pass the bound. Nothing is counted or locked for '', nor
+ * with no bound set (the default): `create`'s own promise is returned, with no frame of this
+ * function's around it (a created thread's path, issue 86).
  */
-export async function createWithin<T, K extends FailureKind>(
+export function createWithin<T, K extends FailureKind>(
   quota: Quota,
   owner: string,
   quotas: Partial<TenantQuotas>,

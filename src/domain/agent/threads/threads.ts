@@ -19,7 +19,7 @@ import type {
 import type { Locks } from '../../keyedLock.ts';
 import type { ThreadFilter, ThreadSortField, ThreadsRepository } from '../../ports/threadsRepository.ts';
 import { fail, ok, type FailureKind, type Outcome } from '../../outcome.ts';
-import { createWithin, unbounded, type TenantQuotas } from '../../tenantQuotas.ts';
+import { createWithin, type TenantQuotas } from '../../tenantQuotas.ts';
 import { nowIso } from '../../clock.ts';
 import { uuid4 } from '../ids.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
@@ -79,11 +79,8 @@ export class Threads implements ThreadService {
 
   /** `create` (of one more thread of this owner) done only while the owner is within its quota of threads. */
   private withinQuota<K extends FailureKind>(create: () => Promise<Outcome<Thread, K>>): Promise<Outcome<Thread, K | 'quota_exceeded'>> {
-    const quotas = this.deps.quotas ?? {};
-    // no bound (the default): the create itself, without the quota's closure and async frame a create
-    if (unbounded('threads', this.owner, quotas)) return create();
     const held = () => this.deps.threads.count({ owner: this.owner });
-    return createWithin('threads', this.owner, quotas, this.deps.locks, held, create);
+    return createWithin('threads', this.owner, this.deps.quotas ?? {}, this.deps.locks, held, create);
   }
 
   /** Stores a new thread under `threadId`, with the request's supersteps if any. */
