@@ -22,7 +22,8 @@
 // and executes each run it took with the execution's statements, its token the one its
 // claim answered. Every id the recorded run made is replaced by a new one per replayed run
 // (the thread's by the replayed thread's), every other parameter is sent as recorded: same
-// texts, same prepared names, same transactions on one connection.
+// texts, same prepared names, same transactions on one connection; the unlock sent and not
+// waited for, as the replica does (PgCoordination.serialize).
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -181,7 +182,10 @@ function replaced(value: unknown, ids: Map<string, string>): unknown {
   return value;
 }
 
-/** Sends `entries` in order: a transaction (BEGIN … COMMIT on one connection) on one client, a thread lock on a lock session held until its unlock. */
+/**
+ * Sends `entries` in order: a transaction (BEGIN … COMMIT on one connection) on one client, a
+ * thread lock on a lock session held until its unlock, whose answer is not waited for.
+ */
 async function send(entries: Entry[], ids: Map<string, string>, pools: { store: pg.Pool; locks: pg.Pool }): Promise<unknown[][]> {
   const answers: unknown[][] = [];
   let lock: pg.PoolClient | null = null;
@@ -193,9 +197,15 @@ async function send(entries: Entry[], ids: Map<string, string>, pools: { store: 
         lock = await pools.locks.connect();
         answers.push((await lock.query(query)).rows);
       } else if (/pg_advisory_unlock\(/.test(e.text) && lock) {
-        answers.push((await lock.query(query)).rows);
-        lock.release();
+        // as PgCoordination.serialize: the unlock is sent and not waited for (the creation
+        // answers then); its connection goes back to the pool when the answer comes
+        const held = lock;
         lock = null;
+        held.query(query).then(
+          () => held.release(),
+          () => held.release(true),
+        );
+        answers.push([]);
       } else if (/^\s*BEGIN\b/i.test(e.text)) {
         const client = await pools.store.connect();
         open.set(e.pid, client);
