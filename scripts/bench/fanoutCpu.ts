@@ -11,6 +11,8 @@
 // plays that turn's last run on as many threads at the rate its runs went, to the same
 // subscribers, and its main thread's CPU and write calls per event delivered are read the same
 // way: the floor of what delivering those events costs a process (issue 87).
+// `--second-env=NAME=VALUE`: the second tree's server is started with that variable set (the first's
+// without it): an A/B of a setting, or of an experiment behind one, on the same tree (`. .`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
@@ -52,6 +54,9 @@ interface Turn {
   deliveryP99Ms: number;
   /** Write system calls beyond what as many runs made alone, per event delivered. */
   writesPerEvent: number;
+  /** The main thread's preemptions (nonvoluntary context switches) per 1,000 events delivered, and a run's with no subscriber. */
+  preemptedPerKEvents: number;
+  preemptedAlonePerRun: number;
 }
 const turns = new Map<string, Turn[]>(contenders.map((c) => [c.name, []]));
 /** The ceiling's turns, each after a turn of the tree named. */
@@ -59,6 +64,8 @@ const ceilingTurns = new Map<string, { mainMsPerKEvents: number; writesPerEvent:
 
 /** The main thread's CPU time in s (its task's schedstat: the task id of a process's main thread is its pid). */
 const mainThreadCpu = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+/** How often the main thread was taken off its core while it could run (its status's nonvoluntary_ctxt_switches): a wall-clock hold of the loop that its CPU time does not show. */
+const preemptions = (pid: number) => Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
 /** The process's write system calls so far (write, writev, …: /proc/<pid>/io's syscw). */
 const writeCalls = (pid: number) => Number(/syscw: (\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 
@@ -95,6 +102,13 @@ for (let round = 0; round < rounds; round += 1) {
   const order = round % 2 === 0 ? contenders : [...contenders].reverse();
   for (const c of order) {
     const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-cpu-'));
+    // `--second-env=NAME=VALUE`: the second contender's server started with NAME=VALUE (an A/B of a setting on one tree)
+    const secondEnv = process.argv.find((a) => a.startsWith('--second-env='))?.slice('--second-env='.length);
+    if (secondEnv) {
+      const [name, value] = [secondEnv.slice(0, secondEnv.indexOf('=')), secondEnv.slice(secondEnv.indexOf('=') + 1)];
+      if (c === contenders[1]) process.env[name] = value;
+      else delete process.env[name];
+    }
     const ap = await startFanoutServer(work, c.root);
     try {
       const t = { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
@@ -106,6 +120,7 @@ for (let round = 0; round < rounds; round += 1) {
         const main0 = mainThreadCpu(ap.pid);
         const all0 = processCpuPrecise(ap.pid);
         const writes0 = writeCalls(ap.pid);
+        const preempted0 = preemptions(ap.pid);
         const drivers = threads.map(async (thread) => {
           while (running) if (await protocolRun(t, thread)) runs += 1;
         });
@@ -114,7 +129,9 @@ for (let round = 0; round < rounds; round += 1) {
         await Promise.all(drivers);
         // the last events reach the subscribers
         await new Promise((resolve) => setTimeout(resolve, 500));
-        return { runs, main: mainThreadCpu(ap.pid) - main0, all: processCpuPrecise(ap.pid) - all0, writes: writeCalls(ap.pid) - writes0 };
+        const main = mainThreadCpu(ap.pid) - main0;
+        const preempted = preemptions(ap.pid) - preempted0;
+        return { runs, main, all: processCpuPrecise(ap.pid) - all0, writes: writeCalls(ap.pid) - writes0, preempted };
       };
       // warm, then what a run costs the main thread with no subscriber
       // (each phase on threads of its own, fresh: a run's cost grows with its thread's history, and
@@ -124,7 +141,7 @@ for (let round = 0; round < rounds; round += 1) {
       const alone = await drive(await newThreads(), seconds / 2);
       const threads = await newThreads();
       const held = await openSubscribers({ target: t, threads, subscribers });
-      const { runs, main, all, writes } = await drive(threads, seconds);
+      const { runs, main, all, writes, preempted } = await drive(threads, seconds);
       // what the fan-out added: the main thread's time beyond what as many runs cost alone
       const fanoutMain = main - (alone.main / alone.runs) * runs;
       const closed = await held.close();
@@ -139,11 +156,13 @@ for (let round = 0; round < rounds; round += 1) {
         failed: closed.failed,
         deliveryP99Ms: closed.delivery?.p99Ms ?? NaN,
         writesPerEvent: Math.round(((writes - (alone.writes / alone.runs) * runs) / closed.eventsReceived) * 100) / 100,
+        preemptedPerKEvents: Math.round((preempted / k) * 10) / 10,
+        preemptedAlonePerRun: Math.round((alone.preempted / alone.runs) * 100) / 100,
       };
       turns.get(c.name)!.push(turn);
       const events = withCeiling ? await lastRunEvents(t, threads[0]!) : [];
       log(
-        `round ${round + 1} ${c.name}: main thread ${turn.mainMsPerKEvents} ms / 1k events delivered, of which fan-out ${turn.fanoutMsPerKEvents} (runs alone ${Math.round((alone.main / alone.runs) * 1e4) / 10} ms a run; process ${turn.processMsPerKEvents}), ${runs} runs, ${turn.events} events, ${turn.lost} lost, ${turn.failed} failed, ${turn.writesPerEvent} writes an event, delivery p99 ${turn.deliveryP99Ms} ms; load ${load()}`,
+        `round ${round + 1} ${c.name}: main thread ${turn.mainMsPerKEvents} ms / 1k events delivered, of which fan-out ${turn.fanoutMsPerKEvents} (runs alone ${Math.round((alone.main / alone.runs) * 1e4) / 10} ms a run; process ${turn.processMsPerKEvents}), ${runs} runs, ${turn.events} events, ${turn.lost} lost, ${turn.failed} failed, ${turn.writesPerEvent} writes an event, main thread preempted ${turn.preemptedPerKEvents} times / 1k events (runs alone ${turn.preemptedAlonePerRun} a run), delivery p99 ${turn.deliveryP99Ms} ms; load ${load()}`,
       );
       if (events.length) {
         const ceiling = await ceilingTurn(events, runs / seconds / THREADS);
