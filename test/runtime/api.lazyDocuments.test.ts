@@ -1,12 +1,13 @@
 // Serving never builds the OpenAPI documents' objects: a start binds each operation from the
 // generated tables and the documents' security schemes alone (building the two documents cost
 // every start ~20 ms), and so do the requests after it. Only the mock, the console and the
-// tests read a whole document. Reads are counted on the shared apiDocuments, as the server's
+// tests read a whole document; nor the A2A OpenRPC documents (~6 ms and ~170 fresh pages a start),
+// which only the mock reads. Reads are counted on the shared apiDocuments, as the server's
 // pipeline and reply serializers see them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments } from '../../src/runtime/api.ts';
+import { apiDocuments, rpcDocument, rpcDocumentV1 } from '../../src/runtime/api.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 let reads = 0;
@@ -52,4 +53,13 @@ test('a real server starts and answers both areas without building either OpenAP
   // the document itself is still there for whoever asks
   assert.equal(apiDocuments.find((d) => d.key === 'agent-server')!.document.openapi, '3.1.0');
   assert.equal(reads - readsBefore, 1);
+});
+
+test('the A2A OpenRPC documents are built when first read, not when the API module loads, and once', () => {
+  for (const doc of [rpcDocument, rpcDocumentV1]) {
+    assert.equal(typeof Object.getOwnPropertyDescriptor(doc, 'document')?.get, 'function', `${doc.key}: a getter, not a document built at load`);
+    const first = doc.document;
+    assert.equal(typeof first.openrpc, 'string', `${doc.key}: the OpenRPC document`);
+    assert.equal(doc.document, first, `${doc.key}: built once`);
+  }
 });
