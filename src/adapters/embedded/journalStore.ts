@@ -21,7 +21,7 @@ import {
   type WriteOp,
 } from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, cacheCost, type Location } from './pagedValues.ts';
-import { knownPart, recordJson, rememberParts, type FreshPart } from './writtenParts.ts';
+import { knownPart, recordJson, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
@@ -707,9 +707,9 @@ export class JournalStore implements Store {
       }
     }
     // what cannot be written as JSON and read back is refused before anything is written
-    const { text, places, fresh } = serialise(lines, paged);
+    const { line, places, fresh } = serialise(lines, paged);
     const lineStart = this.segmentBytes;
-    if (this.fd !== null) this.append(Buffer.from(text + '\n'));
+    if (this.fd !== null) this.append(Buffer.from(line));
     this.seq = seq;
     ops.forEach((op, i) => {
       const state = this.state(op.collection);
@@ -1177,17 +1177,30 @@ function pagedOpText(op: [string, string, number, object]): { text: string; at: 
 }
 
 /**
- * The journal line of a batch, as JSON.stringify(lines) writes it, with where each value that
- * `paged` marks sits in it; or a StoreWriteError naming the record that cannot be one.
+ * The journal line of a batch, as JSON.stringify(lines) writes it and its newline, with where
+ * each value that `paged` marks sits in it; or a StoreWriteError naming the record that cannot
+ * be one.
  */
-function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places: (Place | undefined)[]; fresh: FreshPart[][] } {
+function serialise(lines: JournalOp[], paged: boolean[]): { line: string; places: (Place | undefined)[]; fresh: FreshPart[][] } {
   let text: string | undefined;
   let problem = '';
   const places: (Place | undefined)[] = [];
   const fresh: FreshPart[][] = [];
   try {
-    if (!paged.includes(true)) text = JSON.stringify(lines);
-    else {
+    if (!paged.includes(true)) text = `${JSON.stringify(lines)}\n`;
+    else if (lines.length === 1 && lines[0]!.length === 4 && writtenWhole(lines[0]![3])) {
+      // one record written whole (a created thread, a run's status): the line in one stringify, as
+      // d5486dc wrote it, its value found after the head `[["name","id",seq,` and before `]]`
+      // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
+      const [name, id, seq] = lines[0]!;
+      text = JSON.stringify(lines);
+      if (text !== undefined) {
+        const at = 1 + Buffer.byteLength(JSON.stringify([name, id, seq]));
+        places[0] = { at, len: Buffer.byteLength(text) - at - 2 };
+        fresh[0] = [];
+        text += '\n';
+      }
+    } else {
       const parts: string[] = [];
       let bytes = 1; // the opening bracket
       lines.forEach((op, i) => {
@@ -1203,7 +1216,7 @@ function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places
           bytes += Buffer.byteLength(part) + 1;
         }
       });
-      text = `[${parts.join(',')}]`;
+      text = `[${parts.join(',')}]\n`;
     }
   } catch (err) {
     problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack
@@ -1211,7 +1224,7 @@ function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places
   // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
   // record is a long string that a scan of the line would walk character by character
   const tooDeep = text === undefined ? undefined : lines.find((op) => op.length === 4 && recordNestsTooDeep(op[3]));
-  if (text !== undefined && !tooDeep) return { text, places, fresh };
+  if (text !== undefined && !tooDeep) return { line: text, places, fresh };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =
     tooDeep ??

@@ -63,6 +63,16 @@ export function recordJson(value: object): { json: string | undefined; fresh: Fr
 }
 
 /**
+ * Whether `value` is a plain object (no toJSON at its top) with no part to keep: recordJson
+ * writes it as one JSON.stringify, and a stringify of the journal line holding it writes the
+ * same text in it (the one difference there, the key a top-level toJSON is called with, cannot
+ * arise), so the line can be written in one stringify with nothing to remember of it.
+ */
+export function writtenWhole(value: object): boolean {
+  return !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype && !hasToJSON(value) && noPartToKeep(value);
+}
+
+/**
  * Whether no top-level part of `value` is one the store remembers or could remember (its text
  * KNOWN_PART_CHARS or longer): then the record is serialised whole, as one JSON.stringify,
  * which writes the same text. A created thread's record (its metadata, config and interrupts

@@ -137,3 +137,40 @@ test('a part that could be written as long as a remembered one is serialised on 
     assert.deepEqual(fresh, [[key, JSON.stringify(part)]], key);
   }
 });
+
+test("a created thread's journal line is one stringify of the line, and its value is read back from where it sits in it", async () => {
+  // issue 86: the line was joined from a head's text and the value's, then copied with its newline
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    // a cache of one byte holds nothing: every read is of the line's place on disk
+    const store = await openJournalStore({ dataDir, cacheBytes: 1 });
+    const threads = store.collection<Record<string, unknown>>('threads', { indexes: ['status'] });
+    const id = 'thréad-ü-😀'; // characters of 2 and 4 bytes before the value: its place is in bytes
+    const thread = {
+      thread_id: id,
+      owner: 'tenant',
+      created_at: '2026-11-30T16:00:00.000Z',
+      metadata: { a: 'é\u0001' },
+      status: 'idle',
+      config: {},
+      values: null,
+    };
+    const stringify = JSON.stringify;
+    const lines: unknown[] = [];
+    JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+      if (Array.isArray(args[0]) && Array.isArray(args[0][0]) && args[0][0].length === 4) lines.push(args[0]);
+      return stringify(...args);
+    }) as typeof stringify;
+    try {
+      assert.equal(await threads.insert(id, thread), true);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(lines.length, 1, 'the line stringified whole, once');
+    assert.equal(lastLine(dataDir), JSON.stringify([['threads', id, JSON.parse(lastLine(dataDir))[0][2], thread]]));
+    assert.deepEqual(await threads.get(id), thread);
+    await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
