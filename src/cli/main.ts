@@ -13,7 +13,7 @@ import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project/pr
 import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/project/devDataDir.ts';
 // what only `init`, `conformance` and `build` use is imported by them: serve's start does not load it
 import type { BuildOptions } from './buildCommand.ts';
-import type { RunningServer } from '../compose/server.ts';
+import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
 import { compileProjectAhead } from '../compose/projectCompilation.ts';
 import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
@@ -89,9 +89,6 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   if (watching) trackImports();
   // serve imports the project's TypeScript compiled by esbuild meanwhile, not through tsx's hooks (dev keeps them: its reload)
   if (mode === 'serve') compileProjectAhead(config, log);
-  // the server's modules (the generated tables' ~2.6 MB among them) load after that began, so
-  // the libraries the project imports load beside them rather than after them
-  const { createApplication, startServer } = await import('../compose/server.ts');
   const server = await startServer(config, createApplication, log);
   // what a busy spell left behind is given back once the server is idle (runtime/idle/idleCollector.ts)
   const collector = startIdleCollector();

@@ -7,21 +7,17 @@ import path from 'node:path';
 import { graphSource } from '../domain/agent/graphs/graphs.ts';
 import type { ProjectConfig, ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logging/logger.ts';
-import { compileProjectModules, importProjectLibrariesAhead } from '../shared/projectModule.ts';
+import { compileProjectModules } from '../shared/projectModule.ts';
 
 /** Starts compiling the project's TypeScript modules; a project that must load through tsx is told at debug level, with why. */
 export function compileProjectAhead(config: ServerConfig, log: Logger): void {
   if (config.mock) return;
   const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   const started = performance.now();
-  const files = projectModuleFiles(config.project, baseDir);
-  void compileProjectModules(files).then((result) => {
+  void compileProjectModules(projectModuleFiles(config.project, baseDir)).then((result) => {
     if ('fallback' in result) log.debug('the project’s TypeScript loads through tsx', { reason: result.fallback });
     else if (result.modules.size) log.debug('the project’s TypeScript compiled', { modules: result.modules.size, ms: Math.round(performance.now() - started) });
   });
-  // the libraries they import begin loading now, while esbuild compiles them on its own core
-  // and the store and the application load here
-  importProjectLibrariesAhead(files);
 }
 
 /** The modules the project file names, as absolute paths (an entry that names none is left to its loader's message). */

@@ -37,8 +37,6 @@ const loadedThroughTsx = new Map<string, string>();
 let compiled: Promise<CompiledProject> | undefined;
 /** The compiled project, once known (what run workers are handed). */
 let compiledNow: CompiledProject | undefined;
-/** The shipped libraries' imports begun at the start (importProjectLibrariesAhead), awaited before the graphs load. */
-let librariesAhead: Promise<void> | undefined;
 
 /**
  * Starts compiling the project's TypeScript modules `files` (its graphs, http.app, auth,
@@ -50,20 +48,6 @@ export function compileProjectModules(files: readonly string[]): Promise<Compile
   compiled = compileProject([...new Set(files.filter((file) => TYPESCRIPT_FILE.test(file)))]);
   void compiled.then((result) => (compiledNow = result));
   return compiled;
-}
-
-/**
- * Begins importing the libraries the project's TypeScript modules `files` import that
- * agentplane ships (LangGraph, @langchain/core: ~550 modules, ~0.6 s of a start) while the
- * caller goes on opening the store and loading the application: the ESM loader's file reads
- * and the main thread's work on both then interleave, where the graphs' load used to begin
- * them only after the application's modules had loaded. A library that fails here is not
- * reported: the project's own import of it fails the same way, before the server answers.
- */
-export function importProjectLibrariesAhead(files: readonly string[]): void {
-  const typescript = files.filter((file) => TYPESCRIPT_FILE.test(file));
-  if (!typescript.length || typescriptLoaderRegistered()) return;
-  librariesAhead = importShippedLibraries(typescript);
 }
 
 /** What a run worker is given to import the project's modules from (compiledProjectModules' answer in the thread that made them). */
@@ -87,8 +71,6 @@ async function compiledUrl(file: string): Promise<string | undefined> {
 async function loadTypescript(files: readonly string[]): Promise<void> {
   if (typescriptLoaderRegistered()) return registerTypescriptLoader(files);
   if ((await Promise.all(files.map(compiledUrl))).every((url) => url !== undefined)) return;
-  // the libraries begun ahead finish without tsx's hooks
-  await librariesAhead;
   await importShippedLibraries(files);
   return registerTypescriptLoader(files);
 }
@@ -133,7 +115,6 @@ export async function prepareProjectModules(files: readonly string[]): Promise<v
   const typescript = files.filter((file) => TYPESCRIPT_FILE.test(file));
   if (!typescript.length) return;
   // while esbuild compiles them on its own core, the libraries they import load here
-  await librariesAhead;
   if (compiled && !typescriptLoaderRegistered()) await importShippedLibraries(typescript);
   await loadTypescript(typescript);
 }
