@@ -45,7 +45,7 @@ const relativeSpecifier = (from: string, to: string) => {
  * directly or not, and src/ into a new folder `out` under COMPILED_TESTS (one per run: two
  * runs side by side never share one); returns the compiled paths of `entries`.
  */
-export async function compileTests(entries: string[], out: string): Promise<string[]> {
+export async function compileTests(entries: string[], out: string, options: CompileOptions = {}): Promise<string[]> {
   if (!out.startsWith(COMPILED_TESTS + path.sep)) throw new Error(`compiled tests go under ${COMPILED_TESTS}, not ${out}`);
   fs.rmSync(out, { recursive: true, force: true });
   await init();
@@ -64,7 +64,7 @@ export async function compileTests(entries: string[], out: string): Promise<stri
     await Promise.all(
       wave.map(async (file) => {
         const target = compiledPath(file);
-        const { code, imported } = await compileModule(file, target, compiledPath, settings);
+        const { code, imported } = await compileModule(file, target, compiledPath, settings, options);
         for (const module of imported) {
           if (seen.has(module)) continue;
           seen.add(module);
@@ -77,6 +77,14 @@ export async function compileTests(entries: string[], out: string): Promise<stri
     wave = found;
   }
   return entries.map(compiledPath);
+}
+
+export interface CompileOptions {
+  /**
+   * A module every module outside src/ imports in place of `node:test` (test files sharing a
+   * process, test/support/groupedTestApi.mjs); src/ never imports node:test.
+   */
+  testApi?: string;
 }
 
 /** What every module's compilation shares: tsconfig's text (esbuild reads it as tsx does) and its exact path aliases. */
@@ -107,7 +115,7 @@ function readSettings(): Settings {
  * library's by its name as written. A module outside src/ reads its source's location
  * wherever it asks import.meta where it is.
  */
-async function compileModule(file: string, target: string, compiledPath: (source: string) => string, settings: Settings) {
+async function compileModule(file: string, target: string, compiledPath: (source: string) => string, settings: Settings, options: CompileOptions) {
   const source = await fs.promises.readFile(file, 'utf8');
   const outsideSources = !file.startsWith(SOURCES);
   const result = await transform(source, {
@@ -128,6 +136,7 @@ async function compileModule(file: string, target: string, compiledPath: (source
   });
   const imported: string[] = [];
   const pointAt = (specifier: string): string | undefined => {
+    if (specifier === 'node:test' && options.testApi && outsideSources) return pathToFileURL(options.testApi).href;
     if (specifier.startsWith('node:')) return undefined;
     const local =
       settings.aliases.get(specifier) ?? (specifier.startsWith('.') || path.isAbsolute(specifier) ? path.resolve(path.dirname(file), specifier) : undefined);

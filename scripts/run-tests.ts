@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PRELOAD } from '../test/support/preload.ts';
 import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraphs.ts';
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
@@ -104,7 +105,27 @@ process.env.TMPDIR = RUN_TMP;
 const removeRunTemp = () => fs.rmSync(RUN_TMP, { recursive: true, force: true, maxRetries: 3 });
 // at the process's exit: also when the run ends early (nothing to run, a failed compile, a signal)
 process.once('exit', removeRunTemp);
-const files = byStartOrder(found).map(gatedEntry);
+/** The module the files sharing a process import in place of node:test (see groupEntry). */
+const TEST_API = fileURLToPath(new URL('../test/support/groupedTestApi.mjs', import.meta.url));
+// the test files and what they import as plain JavaScript (scripts/compileTests.ts); through
+// tsx, the TypeScript, every test process importing LangGraph before tsx's hooks exist (see
+// test/support/preload.mjs). npm test's files run compiled, and so do the suites that have had
+// a full run compiled (COMPILED_SUITES: all of them now): TEST_TSX=1 asks for tsx and
+// TEST_TSX=0 for the compiled copies, whatever the selection.
+const throughTsx = process.env.TEST_TSX === '1' || (process.env.TEST_TSX !== '0' && asked.some((suite) => !COMPILED_SUITES.has(suite)));
+/**
+ * How many of npm test's files share a test process (TEST_GROUP_SIZE; 1: a process each, as
+ * the other suites' files always run). A process costs ~0.7 CPU-s before its file's first
+ * test (node, the compiled modules, LangGraph: fresh memory, dear on a VM whose freed pages go
+ * back to the host), and most of npm test's ~350 files take ~1 CPU-s more: 77 files of
+ * test/domain took 146 CPU-s a process each and 92 in two processes. Files share one only
+ * compiled (the copies import groupedTestApi.mjs for node:test), the files of one folder
+ * together, by name (see groupEntry for what each still has of its own).
+ */
+const GROUP_SIZE = throughTsx ? 1 : Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8));
+const files = groupsOf(byStartOrder(found)).map((group, rank) =>
+  group.length === 1 && suiteOf(group[0]!) !== '' ? gatedEntry(group[0]!, rank) : groupEntry(group, rank),
+);
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);
@@ -162,6 +183,112 @@ function gatedEntry(file: string, rank: number): string {
 }
 
 /**
+ * npm test's files (the suite '') in groups of GROUP_SIZE at most, each of one folder, the
+ * folder's files split evenly; every other suite's file alone. In START_ORDER's order.
+ */
+function groupsOf(ordered: string[]): string[][] {
+  const groups: string[][] = [];
+  const byFolder = new Map<string, string[]>();
+  for (const file of ordered) {
+    if (suiteOf(file) !== '' || GROUP_SIZE === 1) groups.push([file]);
+    else byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
+  }
+  for (const folder of byFolder.values()) {
+    const count = Math.ceil(folder.length / GROUP_SIZE);
+    for (let i = 0; i < count; i++) groups.push(folder.slice(Math.floor((i * folder.length) / count), Math.floor(((i + 1) * folder.length) / count)));
+  }
+  return groups;
+}
+
+/**
+ * The entry file of a test process that runs several files (groupsOf), one after another:
+ * each is imported, its tests and hooks registered in a suite named for the file (a failure
+ * names it; test/support/groupedTestApi.mjs keeps each test's own location), and run before
+ * the next is imported. Each file has, as in a process of its own: its TMPDIR (found and named
+ * by leakFails), process.env as it found it, node's `mock` restored after it; a file that
+ * fails to load fails its suite. A handle a file left open holds the process only after the
+ * last file, LEFT_OPEN_GRACE_MS, naming the files after which more handles stayed open than
+ * before them.
+ */
+function groupEntry(group: string[], rank: number): string {
+  fs.mkdirSync(ENTRIES, { recursive: true });
+  const name = `${String(rank).padStart(4, '0')}-${path.dirname(group[0]!).replace(/[\\/]/g, '-')}-group.test.ts`;
+  const entry = path.join(ENTRIES, name);
+  const members = group.map((file, i) => {
+    const id = `${rank}.${i}`;
+    tmpOwners.set(id, file);
+    return {
+      file: file.split(path.sep).join('/'),
+      tmp: fileTempDir(FILE_TMP, id, path.dirname(RUN_TMP)),
+      target: path.relative(ENTRIES, path.resolve(file)).split(path.sep).join('/'),
+    };
+  });
+  fs.writeFileSync(
+    entry,
+    `// runs ${group.join(', ')} (scripts/run-tests.ts, groupEntry)
+import { AsyncResource, executionAsyncResource } from 'node:async_hooks';
+import { after, describe, mock, test } from 'node:test';
+import { collect, recorded } from ${JSON.stringify(pathToFileURL(TEST_API).href)};
+
+const files: { file: string; tmp: string; load: () => Promise<unknown> }[] = [
+${members.map((m) => `  { file: ${JSON.stringify(m.file)}, tmp: ${JSON.stringify(m.tmp)}, load: () => import(${JSON.stringify(m.target)}) },`).join('\n')}
+];
+/** The files after whose tests more handles stayed open than before them. */
+const leftOpen: string[] = [];
+const open = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap');
+after(() => {
+  setTimeout(() => {
+    console.error(\`\${leftOpen.join(', ') || ${JSON.stringify(group.join(', '))}}: a handle its tests left open held its process; ended ${LEFT_OPEN_GRACE_MS} ms after its last test${group.length > 1 ? ` (a process shared by ${group.join(', ')})` : ''}\`);
+    process.exit();
+  }, ${LEFT_OPEN_GRACE_MS}).unref();
+});
+// every file's suite is declared now, so that the root never sees its last suite end before
+// the next is declared (it would end, and refuse the next); each loads its file once the one
+// before has ended, its after hooks run (runs one after another, suites in the order declared)
+let previous: Promise<void> = Promise.resolve();
+for (const { file, tmp, load } of files) {
+  const turn = previous;
+  let ended: () => void = () => {};
+  previous = new Promise<void>((resolve) => (ended = resolve));
+  describe(file, async () => {
+    // the suite: what its file registers goes in it when registered in its scope
+    const suite = executionAsyncResource() as AsyncResource;
+    await turn;
+    const env = { ...process.env };
+    const openBefore = open().length;
+    process.env.TMPDIR = tmp;
+    collect();
+    let failedToLoad: unknown;
+    try {
+      await load();
+    } catch (err) {
+      failedToLoad = err;
+    }
+    const register = recorded();
+    suite.runInAsyncScope(() => {
+      if (failedToLoad !== undefined) {
+        test('loads', () => {
+          throw failedToLoad;
+        });
+      }
+      register();
+      // after the file's own after hooks, registered before it
+      after(() => {
+        mock.restoreAll();
+        for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+        Object.assign(process.env, env);
+        if (open().length > openBefore) leftOpen.push(file);
+        ended();
+      });
+    });
+  });
+}
+`,
+  );
+  return path.relative(process.cwd(), entry);
+}
+
+/**
  * The files that declare tests of their own but reported no result, each a pass, a failure
  * or a skip. A file's tests once went missing without a trace (a full run here counted 1,411
  * tests of 1,417, test/domain/control-plane/targetRules.test.ts absent and nothing failed),
@@ -206,12 +333,6 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));
 
-// the test files and what they import as plain JavaScript (scripts/compileTests.ts); through
-// tsx, the TypeScript, every test process importing LangGraph before tsx's hooks exist (see
-// test/support/preload.mjs). npm test's files run compiled, and so do the suites that have had
-// a full run compiled (COMPILED_SUITES: all of them now): TEST_TSX=1 asks for tsx and
-// TEST_TSX=0 for the compiled copies, whatever the selection.
-const throughTsx = process.env.TEST_TSX === '1' || (process.env.TEST_TSX !== '0' && asked.some((suite) => !COMPILED_SUITES.has(suite)));
 const started = Date.now();
 const compiled = path.join(COMPILED_TESTS, String(process.pid));
 if (!throughTsx) removeLeftCompilations();
@@ -227,7 +348,9 @@ const graphModules = throughTsx
     );
 const toRun = throughTsx
   ? files
-  : (await compileTests([...files.map((f) => path.resolve(f)), ...graphModules], compiled)).slice(0, files.length).map((f) => path.relative(process.cwd(), f));
+  : (await compileTests([...files.map((f) => path.resolve(f)), ...graphModules], compiled, GROUP_SIZE > 1 ? { testApi: TEST_API } : {}))
+      .slice(0, files.length)
+      .map((f) => path.relative(process.cwd(), f));
 if (!throughTsx) env[COMPILED_TESTS_ENV] = compiled;
 if (!throughTsx) console.log(`compiled the tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 // the container suite's files each build on the base and server images: built here once,

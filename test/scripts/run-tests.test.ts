@@ -1,4 +1,5 @@
-// The test runner (scripts/run-tests.ts) runs each test file in a process of its own, and every
+// The test runner (scripts/run-tests.ts) runs each test file in a process of its own or, npm
+// test's, several files of a folder in one (each file's hooks and settings its own), and every
 // test a file registers is reported: tests registered after a top-level await once vanished
 // without a failure when the tests before them had already finished, and under
 // --test-force-exit a process's last reports were cut off as it exited (a file of 230 tests
@@ -50,14 +51,67 @@ async function run(
   return { status, tests: count('tests'), pass: count('pass'), output };
 }
 
-test('every test of a folder runs, each file in a process of its own, the tests registered after a top-level await too', async () => {
+test('every test of a folder runs, the tests registered after a top-level await too, its files sharing a process, or a process each with TEST_GROUP_SIZE=1', async () => {
   writeFiles();
-  fs.rmSync(path.join(dir, 'pids.log'), { force: true });
-  const { tests, pass, output } = await run({});
-  assert.equal(tests, 4, output);
-  assert.equal(pass, 4, output);
-  const pids = fs.readFileSync(path.join(dir, 'pids.log'), 'utf8').trim().split('\n');
-  assert.equal(new Set(pids).size, 3, `three files, three processes: ${pids.join(', ')}`);
+  for (const [groupSize, processes] of [
+    ['8', 1],
+    ['1', 3],
+  ] as const) {
+    fs.rmSync(path.join(dir, 'pids.log'), { force: true });
+    const { tests, pass, output } = await run({ TEST_GROUP_SIZE: groupSize });
+    assert.equal(tests, 4, output);
+    assert.equal(pass, 4, output);
+    const pids = fs.readFileSync(path.join(dir, 'pids.log'), 'utf8').trim().split('\n');
+    assert.equal(new Set(pids).size, processes, `three files, ${processes} process(es): ${pids.join(', ')}`);
+  }
+});
+
+test("files sharing a process: each file's root hooks, environment, mocks and TMPDIR stay its own, and a failure names its file and line", async () => {
+  const folder = path.join(dir, 'shared');
+  fs.mkdirSync(folder, { recursive: true });
+  const header = `import fs from 'node:fs'; import os from 'node:os'; import assert from 'node:assert/strict'; import { after, beforeEach, mock, test } from 'node:test';`;
+  const seen = path.join(dir, 'shared-seen.log');
+  const note = (what: string) => `fs.appendFileSync(${JSON.stringify(seen)}, ${what} + '\\n');`;
+  fs.writeFileSync(
+    path.join(folder, 'a.test.ts'),
+    [
+      header,
+      `process.env.SHARED_BY_A = 'a';`,
+      `mock.method(os, 'hostname', () => 'mocked by a');`,
+      `beforeEach(() => { ${note("'a beforeEach'")} });`,
+      `after(() => { ${note("'a after'")} });`,
+      note(`'a tmp ' + os.tmpdir()`),
+      `test('a: one', () => {});`,
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(folder, 'b.test.ts'),
+    [
+      header,
+      note(`'b tmp ' + os.tmpdir()`),
+      `test('b: sees none of a', () => {`,
+      `  ${note("'b test'")}`,
+      `  assert.equal(process.env.SHARED_BY_A, undefined);`,
+      `  assert.notEqual(os.hostname(), 'mocked by a');`,
+      `});`,
+      `test('b: fails', () => {`,
+      `  throw new Error('b fails');`,
+      `});`,
+    ].join('\n'),
+  );
+  fs.rmSync(seen, { force: true });
+  const { status, pass, output } = await run({}, [], folder, false);
+  assert.equal(status, 1, output);
+  assert.equal(pass, 2, output);
+  const lines = fs.readFileSync(seen, 'utf8').trim().split('\n');
+  // a's hooks ran around a's test only, and its after hook before b loaded
+  assert.deepEqual(
+    lines.map((line) => line.replace(/ tmp .*/, ' tmp')),
+    ['a tmp', 'a beforeEach', 'a after', 'b tmp', 'b test'],
+  );
+  const tmps = lines.filter((line) => line.includes(' tmp ')).map((line) => line.split(' tmp ')[1]);
+  assert.notEqual(tmps[0], tmps[1], 'each file its own TMPDIR');
+  assert.match(output, /test at [^\n]*shared[\\/]b\.test\.[jt]s:\d+:\d+\n✖ b: fails/);
 });
 
 test('a file that declares tests and reports no result fails the run, named: its tests were lost, not passed', async () => {

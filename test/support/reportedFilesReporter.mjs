@@ -11,7 +11,9 @@ export default async function* reportedFiles(source) {
   const reportedTo = process.env.AGENTPLANE_TEST_REPORTED;
   const reported = new Set();
   for await (const event of source) {
-    if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
+    // every level: where files share a process (scripts/run-tests.ts, groupEntry) a file's
+    // tests are one level down, in a suite its process's entry file declares
+    if ((event.type !== 'test:pass' && event.type !== 'test:fail') || !event.data.file) continue;
     // a compiled copy (scripts/compileTests.ts) is listed as the test file it was compiled from
     const file = path.relative(process.cwd(), event.data.file).replace(/^\.cache[\\/]test-js[\\/][^\\/]+[\\/](.*)\.js$/, '$1.ts');
     reported.add(file);
