@@ -18,8 +18,9 @@ let recording;
 /** Records a registration while a file loads, else calls node's own `fn`. */
 function routed(fn) {
   return (...args) => {
-    if (!recording) return fn(...args);
+    // from its caller's place in both cases: node takes a test's location from the frame calling it
     const from = callerOf();
+    if (!recording) return from(fn, args);
     recording.push(() => from(fn, args));
     // what node returns for a test registered in a suite: nothing to wait for
     return Promise.resolve();
@@ -27,9 +28,9 @@ function routed(fn) {
 }
 
 /**
- * A function that calls `fn(...args)` from where the loading file called the one recorded:
- * node takes a test's location (reported with its result, and named by a failure) from
- * its caller's stack frame, which in a replay would be this module. Evaluated code named
+ * A function that calls `fn(...args)` from where the test file called ours: node takes a
+ * test's location (reported with its result, and named by a failure) from its caller's stack
+ * frame, which would be this module. Evaluated code named
  * by `sourceURL` and laid out to that line and column stands in for the file's call.
  */
 function callerOf() {
