@@ -12,6 +12,7 @@ import { assistantSearchSql } from '../../src/adapters/postgres/pgAssistants.ts'
 import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/adapters/run-storage/pgRunStore.ts';
 import { deploymentListSql } from '../../src/adapters/postgres/pgDeployments.ts';
 import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/adapters/run-storage/pgRunClaims.ts';
+import { FIRST_READS_SQL } from '../../src/adapters/run-storage/pgFirstReads.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';
 
 const THREADS = 100_000;
@@ -134,4 +135,15 @@ test('deleting a thread deletes its runs (foreign key with cascade)', async () =
 
 test("an assistant's run metrics over the last hour read its runs through an index", async () => {
   assertIndexed(await plan(assistantRunSummarySql({ owner, assistantId: 'a', since: new Date(Date.now() - 3_600_000) })), 'agentplane_runs');
+});
+
+test("a run's first reads (alone, and each claimed run's in the claim) look each channel value up by its key, never the whole values table", async () => {
+  // a few thousand values, as the bench's LangGraph round leaves them (2,418): a join of a
+  // chain's parts hashed the whole table there, for every run claimed
+  await admin.query(`
+    INSERT INTO agentplane_checkpoint_values (id, thread_id, doc)
+    SELECT 't' || (i % 200) || '::messages:' || i, 't' || (i % 200), json_build_object('v', repeat('x', 400))
+    FROM generate_series(1, 3000) AS i`);
+  await admin.query('ANALYZE agentplane_checkpoint_values');
+  assertIndexed(await plan({ sql: FIRST_READS_SQL, params: ['t7', 't7:', ':', 't7::'] }), 'agentplane_checkpoint_values');
 });

@@ -24,22 +24,26 @@ import type { PgStore } from '../postgres/pgStore.ts';
  * records of its chain in order (a tail's base values first: channelChains.ts), null where one
  * is missing, joined here as the collections join them.
  */
-const FIRST_READS_SQL = `SELECT ${firstReadsColumns({ thread: '$1::text', threadNs: '$2::text', separator: '$3::text', valuePrefix: '$4::text' })}`;
+export const FIRST_READS_SQL = `SELECT ${firstReadsColumns({ thread: '$1::text', threadNs: '$2::text', separator: '$3::text', valuePrefix: '$4::text' })}`;
 
 /**
  * The first reads' columns (plain_head, newest, writes, chains) and their FROM, over SQL
  * expressions of the thread id, its root `thread_ns`, the key separator and the channel
  * values' key prefix: FIRST_READS_SQL's, and the claim's for each run it takes (pgRunClaims.ts).
+ * Each value of a chain is looked up by its key, an index probe each (a subquery per part, null
+ * when missing): as a join, the planner, counting ~100 parts for a json array, hashed the whole
+ * values table instead once it held a few thousand rows (2,418 rows, 237 buffers and ~2.4 ms a
+ * claimed run in the bench's LangGraph round, and growing with every thread's history).
  */
 export function firstReadsColumns(of: { thread: string; threadNs: string; separator: string; valuePrefix: string }): string {
   return `(SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = ${of.thread}) AS plain_head,
     n.doc AS newest,
     (SELECT coalesce(json_agg(w.doc ORDER BY w.seq), '[]'::json) FROM agentplane_checkpoint_writes w
       WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || ${of.separator} || (n.doc->>'checkpoint_ns') || ${of.separator} || (n.doc->>'checkpoint_id')) AS writes,
-    (SELECT coalesce(json_object_agg(c.key, (SELECT json_agg(v.doc ORDER BY p.ord) FROM
+    (SELECT coalesce(json_object_agg(c.key, (SELECT json_agg((SELECT v.doc FROM agentplane_checkpoint_values v
+          WHERE v.id = ${of.valuePrefix} || c.key || ${of.separator} || p.at) ORDER BY p.ord) FROM
         (SELECT b.at, b.ord FROM json_array_elements_text(coalesce(c.value->'base', '[]'::json)) WITH ORDINALITY AS b(at, ord)
-          UNION ALL SELECT c.value->>'at', 2147483647) AS p
-        LEFT JOIN agentplane_checkpoint_values v ON v.id = ${of.valuePrefix} || c.key || ${of.separator} || p.at)), '{}'::json)
+          UNION ALL SELECT c.value->>'at', 2147483647) AS p)), '{}'::json)
       FROM json_each(CASE WHEN n.doc IS NULL THEN NULL ELSE n.doc->'channels' END) c) AS chains
   FROM (SELECT 1) AS one
   LEFT JOIN LATERAL (SELECT doc FROM agentplane_checkpoints WHERE thread_ns = ${of.threadNs} ORDER BY checkpoint_id COLLATE "C" DESC, seq DESC LIMIT 1) AS n ON true`;
