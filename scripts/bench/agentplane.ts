@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { BENCH_GRAPH, PLAIN_GRAPH, ROOT, writeBenchGraph } from './graph.ts';
 import { freePort, startChild, type Child } from './proc.ts';
 import { uuid5 } from '../../src/domain/agent/ids.ts';
+import { refuseStaleBuild } from './builtTree.ts';
 
 export { ROOT };
 
@@ -32,6 +33,7 @@ export async function startAgentplane(options: {
   wrapper?: { command: string; args: string[]; startTimeoutMs: number };
 }): Promise<Agentplane> {
   const root = options.root ?? ROOT;
+  await refuseStaleBuild(root);
   const key = options.key ?? `bench-${randomUUID()}`;
   const tenant = options.tenant ?? randomUUID();
   fs.mkdirSync(options.workDir, { recursive: true });

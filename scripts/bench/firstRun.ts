@@ -48,6 +48,7 @@ import { createServer } from 'node:http';
 import { ROOT } from './graph.ts';
 import { delay, freePort, startChild } from './proc.ts';
 import { processCpuPrecise } from './routeCpu.ts';
+import { refuseStaleBuild } from './builtTree.ts';
 
 const starts = Number(process.argv[2] ?? 5);
 const trees = (process.argv.length > 3 ? process.argv.slice(3) : [ROOT]).map((spec) => {
@@ -238,6 +239,7 @@ async function oneStart(tree: string, round: number): Promise<Start> {
   if (COVERAGE) env.NODE_V8_COVERAGE = path.join(path.resolve(COVERAGE), `${nameOf(tree)}-${round + 1}`);
   for (const assignment of process.env.FIRST_RUN_ENV?.split(' ').filter(Boolean) ?? [])
     env[assignment.split('=')[0]] = assignment.slice(assignment.indexOf('=') + 1);
+  await refuseStaleBuild(dirOf(tree));
   const server = await startChild({
     name: `agentplane (${tree})`,
     command: process.execPath,

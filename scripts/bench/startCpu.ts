@@ -15,6 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
+import { refuseStaleBuild } from './builtTree.ts';
 import { freePort, startChild, type Child } from './proc.ts';
 import { uuid5 } from '../../src/domain/agent/ids.ts';
 
@@ -59,6 +60,7 @@ async function startRepoProject(root: string, dataDir: string, nodeArgs: string[
   const graph = project.a2a?.default_assistant ?? Object.keys(project.graphs)[0];
   const key = `bench-${randomUUID()}`;
   const port = await freePort();
+  await refuseStaleBuild(root);
   return startChild({
     name: 'agentplane',
     command: process.execPath,
