@@ -131,9 +131,9 @@ const GROUP_SIZE = throughTsx ? 1 : Math.max(1, Number(process.env.TEST_GROUP_SI
  * answered late), each passing in a process of its own in the same hour.
  */
 const ALONE = new Set(['test/adapters/run-workers']);
-const files = groupsOf(byStartOrder(found)).map((group, rank) =>
-  group.length === 1 && suiteOf(group[0]!) !== '' ? gatedEntry(group[0]!, rank) : groupEntry(group, rank),
-);
+// a file alone in its process (another suite's, an ALONE folder's, TEST_GROUP_SIZE=1) runs as
+// it always did: its tests at the root, gated on its load; only files sharing one need a suite each
+const files = groupsOf(byStartOrder(found)).map((group, rank) => (group.length === 1 ? gatedEntry(group[0]!, rank) : groupEntry(group, rank)));
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);

@@ -1193,13 +1193,11 @@ function serialise(lines: JournalOp[], paged: boolean[]): { line: string; places
       // d5486dc wrote it, its value found after the head `[["name","id",seq,` and before `]]`
       // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
       const [name, id, seq] = lines[0]!;
-      text = JSON.stringify(lines);
-      if (text !== undefined) {
-        const at = 1 + Buffer.byteLength(JSON.stringify([name, id, seq]));
-        places[0] = { at, len: Buffer.byteLength(text) - at - 2 };
-        fresh[0] = [];
-        text += '\n';
-      }
+      const whole = JSON.stringify(lines);
+      const at = 1 + Buffer.byteLength(JSON.stringify([name, id, seq]));
+      places[0] = { at, len: Buffer.byteLength(whole) - at - 2 };
+      fresh[0] = [];
+      text = `${whole}\n`;
     } else {
       const parts: string[] = [];
       let bytes = 1; // the opening bracket
