@@ -8,6 +8,12 @@ import { jsonOf } from '../../shared/jsonText.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
 import { isPushable, type PushableStream, type PushedStream } from './pushedStream.ts';
 
+/**
+ * A stream that has sent nothing for a whole interval of this gets a heart-beat (a comment line),
+ * so a proxy never sees it idle for more than twice this. A stream that sent events meanwhile
+ * gets none: with 1,000 subscribers, one each every interval on streams busy anyway was 100
+ * writes a second (each through `res.write`'s cork and a tick) the fan-out did not need (issue 87).
+ */
 const HEARTBEAT_MS = 10_000;
 /**
  * What one stream may hold unsent, in bytes: past it the frames are written at once, and
@@ -114,6 +120,7 @@ export async function writeSse(
   headers: Record<string, string> = {},
   onError?: (err: unknown) => SseEvent | undefined,
   stalledMs = SSE_STALLED_MS,
+  heartbeatMs = HEARTBEAT_MS,
 ): Promise<void> {
   res.writeHead(status, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -123,7 +130,7 @@ export async function writeSse(
     ...headers,
   });
   res.flushHeaders?.();
-  if (isPushable(events)) return writePushed(res, events, onError, stalledMs);
+  if (isPushable(events)) return writePushed(res, events, onError, stalledMs, heartbeatMs);
   const iterator = events[Symbol.asyncIterator]();
   let closed = false;
   const onClose = () => {
@@ -158,8 +165,13 @@ export async function writeSse(
     pendingBytes += frame.length;
     scheduleWrite(held);
   };
+  // events queued since the last heart-beat's turn: the stream is not idle
+  let sent = false;
   // none while the client takes nothing: it would add to what waits for it
-  const heartbeat = setInterval(() => res.writableNeedDrain || queue(HEARTBEAT_FRAME), HEARTBEAT_MS);
+  const heartbeat = setInterval(() => {
+    if (sent) sent = false;
+    else if (!res.writableNeedDrain) queue(HEARTBEAT_FRAME);
+  }, heartbeatMs);
   heartbeat.unref();
   const drained = () => untilDrained(res, stalledMs);
   // flushed, then marked closed before the end, so nothing is written after it
@@ -177,6 +189,7 @@ export async function writeSse(
       const next = await iterator.next();
       if (next.done || closed) break;
       queue(sseFrameBytes(next.value));
+      sent = true;
     }
   } catch (err) {
     const frame = onError?.(err);
@@ -224,12 +237,18 @@ function writePushed(
   events: PushableStream<SseEvent>,
   onError: ((err: unknown) => SseEvent | undefined) | undefined,
   stalledMs: number,
+  heartbeatMs: number,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
     let closed = false;
     let paused = false;
     let pushed: PushedStream | undefined;
-    const heartbeat = setInterval(() => paused || closed || res.write(HEARTBEAT_FRAME), HEARTBEAT_MS);
+    // a batch written since the last heart-beat's turn: the stream is not idle
+    let sent = false;
+    const heartbeat = setInterval(() => {
+      if (sent) sent = false;
+      else if (!paused && !closed) res.write(HEARTBEAT_FRAME);
+    }, heartbeatMs);
     heartbeat.unref();
     const finish = (frame?: SseEvent) => {
       if (closed) return;
@@ -250,7 +269,10 @@ function writePushed(
         // while the answer is true would never yield for the close to be seen (a CI run spun a
         // core for ten minutes on a destroyed response)
         if (closed || res.destroyed) return false;
-        if (batch.length) writeSseBatch(res, batch);
+        if (batch.length) {
+          writeSseBatch(res, batch);
+          sent = true;
+        }
         if (res.writableLength <= SSE_UNSENT_LIMIT) return true;
         paused = true;
         void untilDrained(res, stalledMs).then(() => {
