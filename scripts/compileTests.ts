@@ -22,7 +22,6 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 import { init, parse } from 'es-module-lexer';
-import ts from 'typescript';
 import { isRunning } from './isRunning.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,8 +41,10 @@ const relativeSpecifier = (from: string, to: string) => {
 
 /**
  * Compiles `entries` (absolute paths), every TypeScript module of the repository they import,
- * directly or not, and src/ into a new folder `out` under COMPILED_TESTS (one per run: two
- * runs side by side never share one); returns the compiled paths of `entries`.
+ * directly or not, and, once one of them reaches src/, all of src/ and `options.withSources`,
+ * into a new folder `out` under COMPILED_TESTS (one per run: two runs side by side never share
+ * one); returns the compiled paths of `entries`. A run whose files reach nothing of src/ (the
+ * runner's own tests run the runner over tiny files a dozen times) compiles only those.
  */
 export async function compileTests(entries: string[], out: string, options: CompileOptions = {}): Promise<string[]> {
   if (!out.startsWith(COMPILED_TESTS + path.sep)) throw new Error(`compiled tests go under ${COMPILED_TESTS}, not ${out}`);
@@ -57,19 +58,28 @@ export async function compileTests(entries: string[], out: string, options: Comp
     .readdirSync(SOURCES, { recursive: true, encoding: 'utf8' })
     .map((f) => path.join(SOURCES, f))
     .filter((f) => TYPESCRIPT.test(f) && !f.endsWith('.d.ts'));
-  const seen = new Set([...sources, ...entries]);
+  const seen = new Set(entries);
+  /** src/ whole and what goes with it, once, when a module of src/ is first reached. */
+  let sourcesLeft = [...sources, ...(options.withSources ?? [])];
+  const reach = (module: string, found: string[]) => {
+    if (module.startsWith(SOURCES) && sourcesLeft.length > 0) {
+      const all = sourcesLeft;
+      sourcesLeft = [];
+      for (const file of all) reach(file, found);
+    }
+    if (seen.has(module)) return;
+    seen.add(module);
+    found.push(module);
+  };
   let wave = [...seen];
+  for (const entry of entries) if (entry.startsWith(SOURCES)) reach(entry, wave);
   while (wave.length > 0) {
     const found: string[] = [];
     await Promise.all(
       wave.map(async (file) => {
         const target = compiledPath(file);
         const { code, imported } = await compileModule(file, target, compiledPath, settings, options);
-        for (const module of imported) {
-          if (seen.has(module)) continue;
-          seen.add(module);
-          found.push(module);
-        }
+        for (const module of imported) reach(module, found);
         await fs.promises.mkdir(path.dirname(target), { recursive: true });
         await fs.promises.writeFile(target, code);
       }),
@@ -85,6 +95,11 @@ export interface CompileOptions {
    * process, test/support/groupedTestApi.mjs); src/ never imports node:test.
    */
   testApi?: string;
+  /**
+   * Modules compiled with src/ (absolute paths), when the entries reach it: the graphs a test
+   * server may serve compiled (test/support/compiledGraphs.ts), which no test imports.
+   */
+  withSources?: string[];
 }
 
 /** What every module's compilation shares: tsconfig's text (esbuild reads it as tsx does) and its exact path aliases. */
@@ -94,11 +109,25 @@ interface Settings {
   aliases: Map<string, string>;
 }
 
+/**
+ * tsconfig.json's text as JSON: its comments and trailing commas out, strings kept as they are.
+ * TypeScript's own reader (ts.parseConfigFileTextToJson) loaded the 9 MB compiler into every
+ * run of the runner, ~2.2 CPU-s through tsx's hooks (3.65 against 1.5 for tsx alone), and the
+ * runner's own tests start it a dozen times.
+ */
+export function jsonOfTsconfig(text: string): unknown {
+  return JSON.parse(text.replace(/("(?:\\.|[^"\\])*")|\/\/[^\n]*|\/\*[^]*?\*\/|,(?=\s*[}\]])/g, (match, string?: string) => string ?? ''));
+}
+
 function readSettings(): Settings {
   const file = path.join(ROOT, 'tsconfig.json');
   const tsconfigRaw = fs.readFileSync(file, 'utf8');
-  const { config, error } = ts.parseConfigFileTextToJson(file, tsconfigRaw);
-  if (error) throw new Error(`tsconfig.json: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`);
+  let config: { compilerOptions?: { paths?: unknown } };
+  try {
+    config = jsonOfTsconfig(tsconfigRaw) as typeof config;
+  } catch (err) {
+    throw new Error(`tsconfig.json: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const paths = (config?.compilerOptions?.paths ?? {}) as Record<string, string[]>;
   const aliases = new Map(
     Object.entries(paths)

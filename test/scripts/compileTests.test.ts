@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { COMPILED_TESTS, compileTests } from '../../scripts/compileTests.ts';
+import { COMPILED_TESTS, compileTests, jsonOfTsconfig } from '../../scripts/compileTests.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = path.join(ROOT, '.cache', `compile-tests-${randomUUID()}`);
@@ -44,4 +44,33 @@ test('a compiled test module runs under plain node and sees its source’s locat
   assert.equal(seen.auth, true);
   assert.ok(fs.existsSync(path.join(out, 'src', 'runtime', 'packageRoot.js')), 'src/ compiled beside it');
   assert.ok(fs.existsSync(path.join(out, 'src', 'adapters', 'run-workers', 'runWorker.js')), 'the run worker entry compiled, though nothing imports it');
+});
+
+test('tests that reach nothing of src/ compile neither src/ nor what goes with it (the runner’s own tests run it over tiny files a dozen times)', async () => {
+  const alone = path.join(dir, 'alone');
+  fs.mkdirSync(alone, { recursive: true });
+  const source = path.join(alone, 'plain.test.ts');
+  fs.writeFileSync(path.join(alone, 'helper.ts'), `export const one: number = 1;\n`);
+  fs.writeFileSync(source, `import { one } from './helper.ts';\nconsole.log(one);\n`);
+  const graph = path.join(ROOT, 'examples/graphs/echo.ts');
+  const separate = `${out}-alone`;
+  after(() => fs.rmSync(separate, { recursive: true, force: true }));
+  const [compiled] = await compileTests([source], separate, { withSources: [graph] });
+  assert.equal(spawnSync(process.execPath, [compiled!], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }).stdout.trim(), '1');
+  assert.ok(fs.existsSync(path.join(separate, path.relative(ROOT, alone), 'helper.js')), 'what it imports compiled');
+  assert.ok(!fs.existsSync(path.join(separate, 'src')), 'no src/');
+  assert.ok(!fs.existsSync(path.join(separate, 'examples')), 'nor the graphs compiled with it');
+  // reaching src/, the graphs come with it
+  const reaching = path.join(alone, 'reaching.test.ts');
+  fs.writeFileSync(reaching, `import { PACKAGE_ROOT } from '../../../src/runtime/packageRoot.ts';\nconsole.log(PACKAGE_ROOT);\n`);
+  const [withSrc] = await compileTests([reaching], separate, { withSources: [graph] });
+  assert.ok(withSrc && fs.existsSync(path.join(separate, 'examples/graphs/echo.js')), 'the graphs compiled with src/');
+  assert.ok(fs.existsSync(path.join(separate, 'src/adapters/run-workers/runWorker.js')));
+});
+
+test('tsconfig.json is read without TypeScript: comments and trailing commas out, strings as written', () => {
+  const text = `{ "a": "http://x/*not a comment*/", // a comment\n "b": [1, 2,], /* another */ "c": "q\\"//", }`;
+  assert.deepEqual(jsonOfTsconfig(text), { a: 'http://x/*not a comment*/', b: [1, 2], c: 'q"//' });
+  const config = jsonOfTsconfig(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
+  assert.deepEqual(config.compilerOptions.paths['agentplane-server/auth'], ['./src/sdk/auth.ts']);
 });
