@@ -11,6 +11,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_SECONDS, expectedSeconds, longestFirst } from '../../scripts/testOrder.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
@@ -275,4 +276,28 @@ test('a file that leaves what it made in its temporary folder fails the run, nam
   assert.equal(reported.status, 0, reported.output);
   assert.match(reported.output, /⚠ 1 test file\(s\) left what they made[^]*leaky\.e2e\.test\.ts: agentplane-test-/);
   assert.notEqual((await run({ TMPDIR: realTmp, TEST_LEAKS: 'fail' }, ['--e2e'], suite, false)).status, 0);
+});
+
+// npm test's groups start longest first (scripts/testOrder.ts): the runner's own tests, the
+// longest file, sat last by their folder's name and the run ended on them alone.
+const knownSeconds = { 'test/z/long.test.ts': 60, 'test/a/mid.test.ts': 5 };
+
+test('within a suite the longest expected group starts first, a file not in the table counting a second, ties by name', () => {
+  const groups = [['test/a/x.test.ts', 'test/a/mid.test.ts'], ['test/b/one.test.ts'], ['test/z/long.test.ts'], ['test/a/y.test.ts']];
+  assert.deepEqual(
+    longestFirst(groups, () => 0, knownSeconds).map((group) => group[0]),
+    ['test/z/long.test.ts', 'test/a/x.test.ts', 'test/a/y.test.ts', 'test/b/one.test.ts'],
+  );
+  assert.equal(expectedSeconds(['test/a/x.test.ts', 'test/a/mid.test.ts'], knownSeconds), 1 + 1 + 5);
+});
+
+test("a suite's place in the start order comes before the length: a short release file still starts before npm test's longest", () => {
+  const groups = [['test/z/long.test.ts'], ['test/a/short.release.test.ts']];
+  const rank = (group: string[]) => (group[0]!.includes('.release.') ? 0 : 1);
+  assert.deepEqual(longestFirst(groups, rank, knownSeconds), [['test/a/short.release.test.ts'], ['test/z/long.test.ts']]);
+});
+
+test('the table names files that exist, each an npm test file (a renamed file would silently lose its place)', async () => {
+  const missing = Object.keys(TEST_SECONDS).filter((file) => !fs.existsSync(new URL(`../../${file}`, import.meta.url)));
+  assert.deepEqual(missing, []);
 });
