@@ -7,14 +7,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempDir } from '../support/tempDirs.ts';
+import { childImport } from '../support/childImports.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The module as the children load it (compiled in npm test). */
+const own = childImport('src/shared/processTempDir.ts');
 
 /** Runs `script` (with processTempDir.ts as `own`, node:fs as `fs`) in a process of its own under TMPDIR `tmp`; the lines it printed. */
 function inProcess(tmp: string, script: string): { status: number | null; lines: string[]; output: string } {
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '-e', `Promise.all([import('./src/shared/processTempDir.ts'), import('node:fs')]).then(([own, fs]) => { ${script} })`],
+    [...own.flags, '-e', `Promise.all([import(${JSON.stringify(own.url)}), import('node:fs')]).then(([own, fs]) => { ${script} })`],
     {
       cwd: ROOT,
       env: { ...process.env, TMPDIR: tmp },

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { IdleCollection, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
 import { ROOT } from '../../support/server.ts';
+import { childImport } from '../../support/childImports.ts';
 
 const MB = 1024 * 1024;
 const settings: IdleCollectionSettings = { growthBytes: 16 * MB, idleMs: 3_000, idleShareOfACore: 0.05 };
@@ -42,8 +42,9 @@ test('a moment of activity starts the idle wait over; growth under growthBytes i
 });
 
 test('the collection is had without --expose-gc, and leaves no gc global to the code that runs after it (here, and in a worker)', () => {
+  const collector = childImport('src/runtime/idle/idleCollector.ts');
   const script = `
-    const { fullCollection, youngCollection } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/idle/idleCollector.ts'))});
+    const { fullCollection, youngCollection } = await import(${JSON.stringify(collector.url)});
     const { Worker } = await import('node:worker_threads');
     const gc = fullCollection();
     let junk = Array.from({ length: 300_000 }, (_, i) => ({ i }));
@@ -56,7 +57,7 @@ test('the collection is had without --expose-gc, and leaves no gc global to the 
     const inWorker = await new Promise((resolve) => new Worker('import("node:worker_threads").then((m) => m.parentPort.postMessage(typeof globalThis.gc))', { eval: true }).once('message', resolve));
     console.log(JSON.stringify({ gc: typeof gc, young: typeof young, freedMb: Math.round((before - after) / 1048576), here: typeof globalThis.gc, inWorker }));
   `;
-  const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  const out = spawnSync(process.execPath, [...collector.flags, '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(out.status, 0, out.stderr);
   const seen = JSON.parse(out.stdout.trim().split('\n').at(-1)!);
   assert.equal(seen.gc, 'function');

@@ -16,9 +16,12 @@ import { bufferedSink } from '../../../src/runtime/logging/logOutput.ts';
 import { logLines } from '../../support/logLines.ts';
 import { until } from '../../support/until.ts';
 import { tempDir } from '../../support/tempDirs.ts';
+import { childImport } from '../../support/childImports.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const LINES = 20_000;
+/** The logger as the children load it (compiled in npm test: src/ as dist/ runs it). */
+const logger = childImport('src/runtime/logging/logger.ts');
 
 /** How the child ends after logging its lines. */
 const ENDINGS = {
@@ -43,7 +46,7 @@ interface Ended {
 
 function logThenEnd(ending: keyof typeof ENDINGS): Promise<Ended> {
   const script = `
-    const { createLogger } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/logging/logger.ts'))});
+    const { createLogger } = await import(${JSON.stringify(logger.url)});
     const log = createLogger('info');
     process.stderr.write('logging\\n');
     const line = (path) => ({ method: 'GET', path, status: 200, ms: 0.1, request_id: 'r-1', operation: 'ok' });
@@ -52,7 +55,7 @@ function logThenEnd(ending: keyof typeof ENDINGS): Promise<Ended> {
     process.stderr.write('logged\\n');
     ${ENDINGS[ending]}
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: 'json' } });
+  const child = spawn(process.execPath, [...logger.flags, '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: 'json' } });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
