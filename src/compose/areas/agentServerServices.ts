@@ -90,6 +90,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const loadHere = () => loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   // a run worker loading the graphs ahead (graphsAhead.ts): its load is the start's check, this thread's waits for the first 200
   const workerAhead = config.runWorkers > 0 ? await deps.graphsAhead : undefined;
+  // else here, now: before the workers' setup is read (the modules serve compiled are known once they loaded)
+  const loadedHere = workerAhead ? undefined : await loadHere();
   // the graphs' types are read in the background, so their schemas answer at once when asked
   const warmSchemas = async () => {
     await graphs.loaded();
@@ -134,7 +136,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;
-  const graphs: GraphRegistry = pool && workerAhead ? GraphRegistry.deferred(await pool.graphsLoaded(), loadHere, checkpointer) : await loadHere();
+  const graphs: GraphRegistry = loadedHere ?? GraphRegistry.deferred(await pool!.graphsLoaded(), loadHere, checkpointer);
   // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
   const { nextOnThread } = deps.runBackend;
   const ahead = pool && nextOnThread ? new RunsAhead(pool, nextOnThread, { kindOf, log: log.child({ area: 'run-workers' }) }) : undefined;
