@@ -59,6 +59,22 @@ function flushOnSignals(stream: Buffered): void {
   }
 }
 
+/**
+ * Makes the process's stdout or stderr block its writes when it is a pipe or a socket. Node's
+ * `process.stdout` over a pipe (a container's log driver, systemd, `| tee`) sets the descriptor
+ * non-blocking (`O_NONBLOCK` in /proc/<pid>/fdinfo/1 once anything reads process.stdout, as the
+ * sink's choice does: isTTY), and sonic-boom's synchronous write answers a full pipe's EAGAIN by
+ * sleeping the main thread 100 ms before it tries again: every time the log's reader fell behind by
+ * a pipe's buffer, the server stopped answering for 100 ms. A blocking write waits only until the
+ * reader has drained enough. A file or a terminal is left as it is.
+ */
+function blockingWrites(fd: number): void {
+  if (fd !== 1 && fd !== 2) return;
+  const stream = fd === 1 ? process.stdout : process.stderr;
+  const handle = (stream as unknown as { _handle?: { setBlocking?(blocking: boolean): number } })._handle;
+  if (stream.isTTY !== true) handle?.setBlocking?.(true);
+}
+
 /** How many UTF-16 units of lines wait before they are written (at most 48 KB of UTF-8; most lines are ASCII, one byte a unit). */
 const CHUNK_UNITS = 16_000;
 /** The longest an access line waits. */
@@ -76,6 +92,7 @@ const WAIT_MS = 100;
  * (EAGAIN) retried.
  */
 export function bufferedSink(fd: number): LogSink {
+  blockingWrites(fd);
   const stream = destination({ dest: fd, sync: true, contentMode: 'buffer', minLength: 0 }) as unknown as Buffered;
   let waiting: string[] = [];
   let units = 0;

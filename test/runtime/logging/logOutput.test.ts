@@ -168,3 +168,25 @@ describe('log lines on stdout at the end of the process', () => {
     assertAllLines(ended);
   });
 });
+
+describe('the log on a pipe', () => {
+  it("leaves stdout blocking, so a full pipe waits for its reader instead of sonic-boom's 100-ms sleep", async () => {
+    // process.stdout over a pipe sets the descriptor non-blocking; the sink is made after it
+    const script = `
+      process.stdout.isTTY;
+      const { createLogger } = await import(${JSON.stringify(logger.url)});
+      createLogger('info').info('made');
+      const flags = require('node:fs').readFileSync('/proc/self/fdinfo/1', 'utf8').match(/flags:[^0-9]*([0-9]+)/)[1];
+      process.stderr.write('flags ' + flags + '\\n');
+    `.replace("require('node:fs')", "(await import('node:fs')).default");
+    const child = spawn(process.execPath, [...logger.flags, '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: 'json' } });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.resume();
+    await new Promise((resolve) => child.once('close', resolve));
+    const flags = /flags (\d+)/.exec(stderr)?.[1];
+    assert.ok(flags, stderr);
+    // O_NONBLOCK is 04000 (octal) on Linux
+    assert.equal(parseInt(flags, 8) & 0o4000, 0, `fd 1 is non-blocking: flags ${flags}`);
+  });
+});
