@@ -15,6 +15,7 @@ import { startFlood, type Flood, type FloodKind, type FloodReport, type FlooderP
 import { startTenantClient, type Reads } from './tenantClient.ts';
 import { recordGcPauses, type GcTally } from './gcPauses.ts';
 import { recordLoopHolds } from './loopHolds.ts';
+import { recordThreadCpu, type ThreadCpu } from './threadCpu.ts';
 
 /** How long each of A's runs lasts: B's run may wait at most this long more than alone. */
 export const RUN_MS = 1_000;
@@ -83,6 +84,8 @@ export interface FloodSpells {
   gc: { idle: GcTally; flood: GcTally; slowFloodReads: number; slowFloodReadsInScavenge: number };
   /** Of those slow flooded reads, how many waited 1 ms or more for a core: the machine's tail (A's client's CPU among it), not the server's work. */
   slowFloodReadsWaitingForCore: number;
+  /** This process's threads' CPU ms while B read, quiet and flooded (threadCpu.ts): the request loop, the threads below its priority, the others. */
+  threads: { idle: ThreadCpu; flood: ThreadCpu };
 }
 
 export interface FloodRig {
@@ -202,13 +205,21 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         floodLoopDelayP99: 0,
         gc: { idle: emptyTally(), flood: emptyTally(), slowFloodReads: 0, slowFloodReadsInScavenge: 0 },
         slowFloodReadsWaitingForCore: 0,
+        threads: { idle: { main: 0, lowered: 0, others: 0 }, flood: { main: 0, lowered: 0, others: 0 } },
+      };
+      const addThreads = (sum: ThreadCpu, add: ThreadCpu) => {
+        sum.main += add.main;
+        sum.lowered += add.lowered;
+        sum.others += add.others;
       };
       const loopDelay = monitorEventLoopDelay({ resolution: 5 });
       const gc = recordGcPauses();
       for (let round = 0; round < rounds; round++) {
         let cpu = cpuMs();
         let holds = setup.loopHolds ? recordLoopHolds() : undefined;
+        let threads = recordThreadCpu();
         const idle: Reads = await clientB.reads(windowMs);
+        addThreads(out.threads.idle, threads.stop());
         out.idleHolds.push(...(holds?.stop() ?? []));
         out.idleCpu += cpuMs() - cpu;
         out.idleMs += windowMs;
@@ -221,7 +232,9 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         // AGENTPLANE_MAX_REQUEST_BURST at once by design), then B is measured while A keeps on
         await burstPassed();
         holds = setup.loopHolds ? recordLoopHolds() : undefined;
+        threads = recordThreadCpu();
         const flooded: Reads = await clientB.reads(windowMs);
+        addThreads(out.threads.flood, threads.stop());
         out.floodHolds.push(...(holds?.stop() ?? []));
         const floodRun = await clientB.run(runBody);
         loopDelay.disable();
