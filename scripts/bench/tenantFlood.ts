@@ -20,7 +20,10 @@
 // (AGENTPLANE_RUN_WORKERS; by default the product's, runs in worker threads; 0: on the request loop),
 // FLOOD_READS_FILE (each flooded read's span, for scripts/bench/floodReadProfile.ts),
 // FLOOD_PRIORITY=-10 (this process's main thread above the machine's other work: on a shared
-// machine a process that has work loses the CPU to others, and B's tail is then the machine's),
+// machine a process that has work loses the CPU to others, and B's tail is then the machine's;
+// where the kernel groups tasks by session, autogroup, a thread's niceness weighs only against its
+// own session's threads, so on a machine shared with other sessions the session's own weight is
+// what counts: `setsid bash -c 'echo -10 > /proc/self/autogroup && exec npx tsx scripts/bench/tenantFlood.ts'`),
 // FLOOD_CLIENT_POLICY=nice (A's flooding client at niceness 19 only, not under SCHED_IDLE too:
 // test/support/floodClient.ts), FLOOD_LOOP_HOLDS=1 (the server's main-thread CPU between two
 // turns of its loop while B reads, test/support/loopHolds.ts: what B's requests wait behind on
