@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, callsOf, npmTestFiles, withoutComments } from './npmTestFiles.ts';
+import { ROOT, callsOf, npmTestFiles, withoutComments, SPAWNS_CLI_SERVER } from './npmTestFiles.ts';
 
 /** At most this many files assemble the whole application (issue 88: about 25; 106 before areas). */
 const CEILING = 25;
@@ -60,7 +60,7 @@ export function assemblesWhole(source: string): boolean {
   const code = withoutComments(source);
   if (WHOLE_HELPERS.test(code)) return true;
   if (callsOf(code, 'startServer').some((args) => !/\bareas\b/.test(args))) return true;
-  return /bin\/agentplane\.js'\),\s*'(serve|dev)'/.test(code);
+  return SPAWNS_CLI_SERVER.test(code);
 }
 
 /** Whether it assembles areas alone, and never the whole application. */
@@ -72,6 +72,7 @@ test('the rule reads what assembles the whole application and what one area', ()
   assert.ok(assemblesWhole('const app = await inProcessApp({ mock: true });'));
   assert.ok(assemblesWhole('startServer(config, undefined, log, { listen: false })'));
   assert.ok(assemblesWhole('app: async (deps) => createApplication(deps)'));
+  assert.ok(assemblesWhole("spawn(process.execPath, [...cliEntry(), 'serve', '--memory'])"));
   assert.ok(!assemblesWhole("startServer(config, undefined, log, { listen: false, areas: ['a2a'] })"));
   assert.ok(assemblesOneArea("const app = await areaApp('control-plane');"));
   assert.ok(assemblesOneArea("tenants = await twoTenants('agent-server', {});"));

@@ -35,3 +35,6 @@ export function callsOf(source: string, name: string): string[] {
 
 /** `source` without its line comments (a call named in a comment is no call). */
 export const withoutComments = (source: string) => source.replace(/^\s*\/\/.*$/gm, '');
+
+/** A test's source that spawns the CLI's serve or dev, as a user starts it (bin/agentplane.js) or from the run's compiled copy (test/support/childImports.ts cliEntry). */
+export const SPAWNS_CLI_SERVER = /(bin\/agentplane\.js'\)|\.\.\.cliEntry\(\)),\s*'(serve|dev)'/;

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, callsOf, npmTestFiles, withoutComments } from './npmTestFiles.ts';
+import { ROOT, callsOf, npmTestFiles, withoutComments, SPAWNS_CLI_SERVER } from './npmTestFiles.ts';
 /** How many may: the count reached (36 before the move to the in-process entry; issue 66's goal is at most 15). Lower it as files move. */
 const CEILING = 12;
 
@@ -43,13 +43,14 @@ export function startsServer(source: string): boolean {
   if (HELPERS.test(code)) return true;
   if (['startServer', 'startHttpServer'].some((name) => callsOf(code, name).some((args) => !/\blisten: false\b/.test(args)))) return true;
   // the CLI started as a user starts it
-  return /bin\/agentplane\.js'\),\s*'(serve|dev)'/.test(code);
+  return SPAWNS_CLI_SERVER.test(code);
 }
 
 test('the rule reads what starts a server', () => {
   assert.ok(startsServer('const s = await startTestServer({ mock: true });'));
   assert.ok(startsServer("startServer(loadConfig(['--port', '0']), createApplication, log)"));
   assert.ok(startsServer("spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory'])"));
+  assert.ok(startsServer("spawn(process.execPath, [...cliEntry(), 'serve', '--memory'])"));
   assert.ok(!startsServer("startServer(loadConfig(['--port', '0']), createApplication, log, { listen: false })"));
   assert.ok(!startsServer('const app = await inProcessApp({ mock: true });'));
   assert.ok(!startsServer("execFileSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'init', dir])"));

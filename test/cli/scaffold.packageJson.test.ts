@@ -8,6 +8,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
 import { SCAFFOLD_FILES, scaffoldProject } from '../../src/cli/scaffold.ts';
+import { cliEntry } from '../support/childImports.ts';
 
 const shipped = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -30,7 +31,7 @@ const importedPackages = () =>
 describe('agentplane init and package.json', () => {
   it('in an empty folder writes a package.json with the packages the graph imports, and says to npm install', () => {
     const dir = path.join(tempDir('agentplane-init-'), 'My Agent');
-    const stdout = execFileSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'init', dir], { encoding: 'utf8' });
+    const stdout = execFileSync(process.execPath, [...cliEntry(), 'init', dir], { encoding: 'utf8' });
     assert.match(stdout, /Created in .*: langgraph\.json, src\/agent\.ts, package\.json\n/);
     // the temporary folder has no node_modules above it
     assert.match(stdout, /The graph imports @langchain\/langgraph and @langchain\/core: npm install\n/);

@@ -14,6 +14,7 @@ import { ROOT } from '../support/server.ts';
 import { logLine } from '../support/logLines.ts';
 import { tempDir } from '../support/tempDirs.ts';
 import { freePort } from '../../scripts/freePort.ts';
+import { cliEntry } from '../support/childImports.ts';
 
 const KEY = 'listen-first-key';
 
@@ -39,7 +40,7 @@ test('a request for a shipped graph sent the moment the port listens waits for t
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory', '--port', String(port), '--host', '127.0.0.1', '--config', path.join(ROOT, 'agentplane.json')],
+    [...cliEntry(), 'serve', '--memory', '--port', String(port), '--host', '127.0.0.1', '--config', path.join(ROOT, 'agentplane.json')],
     {
       cwd: ROOT,
       env: {
@@ -100,17 +101,7 @@ test('a request waiting for graphs that fail to load is told the server could no
   writeFileSync(path.join(project, 'agentplane.json'), JSON.stringify({ graphs: { missing: './nowhere.mjs:graph' } }));
   const child = spawn(
     process.execPath,
-    [
-      path.join(ROOT, 'bin/agentplane.js'),
-      'serve',
-      '--memory',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--config',
-      path.join(project, 'agentplane.json'),
-    ],
+    [...cliEntry(), 'serve', '--memory', '--port', String(port), '--host', '127.0.0.1', '--config', path.join(project, 'agentplane.json')],
     {
       cwd: project,
       env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_SCHEMA_WARMUP: '0', TMPDIR: tempDir('agentplane-child-tmp-') },

@@ -5,7 +5,7 @@
 // test/runtime/logging/logOutput.test.ts, which starts six); the compiled copy is what dist/ runs.
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { COMPILED_TESTS_ENV } from './compiledGraphs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -16,4 +16,15 @@ export function childImport(source: string): { url: string; flags: string[] } {
   const copy = compiled && path.join(compiled, source.replace(/\.ts$/, '.js'));
   if (copy && fs.existsSync(copy)) return { url: pathToFileURL(copy).href, flags: [] };
   return { url: pathToFileURL(path.join(ROOT, source)).href, flags: ['--import', 'tsx'] };
+}
+
+/**
+ * The node arguments before the CLI's own (`agentplane serve ...`) for a child a test starts:
+ * the run's compiled copy of src/cli/main.ts by plain node when it has one (what dist/ runs,
+ * a project's TypeScript graphs registering tsx as they load), else bin/agentplane.js as a user
+ * in a clone starts it. Through bin/ from the sources a server cost ~1 CPU-s more to start.
+ */
+export function cliEntry(): string[] {
+  const main = childImport('src/cli/main.ts');
+  return main.flags.length ? [path.join(ROOT, 'bin/agentplane.js')] : [fileURLToPath(main.url)];
 }

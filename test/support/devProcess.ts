@@ -1,9 +1,8 @@
 // `agentplane dev` as a user runs it: a child process started in a project's folder with no
 // flags, on a free port; resolves once it listens and watches the project.
-import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT } from './server.ts';
 import { logLine, logLines } from './logLines.ts';
+import { cliEntry } from './childImports.ts';
 
 export interface DevProcess {
   url: string;
@@ -15,7 +14,7 @@ export interface DevProcess {
 
 export async function startDev(dir: string, env: Record<string, string> = {}): Promise<DevProcess> {
   let output = '';
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'dev'], {
+  const child = spawn(process.execPath, [...cliEntry(), 'dev'], {
     cwd: dir,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,6 +14,7 @@ import { databaseForDataDir, testBackend } from './postgres.ts';
 import { withCompiledGraphs } from './compiledGraphs.ts';
 import { logLine } from './logLines.ts';
 import { tempDir } from './tempDirs.ts';
+import { cliEntry } from './childImports.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -253,8 +254,8 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   if (testBackend() === 'postgres' && !args.includes('--mock') && !args.includes('--memory') && dataAt >= 0 && !env.DATABASE_URL) {
     env = { ...env, DATABASE_URL: await databaseForDataDir(path.resolve(cwd, args[dataAt + 1])) };
   }
-  // through the CLI's entry point, as a user starts it (it loads LangGraph before tsx)
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+  // through the CLI's entry point, as a user starts it (it loads LangGraph before tsx), or the run's compiled copy of it
+  const child = spawn(process.execPath, [...cliEntry(), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
     env: {
       ...process.env,

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { segments } from '../../../src/adapters/embedded/dataDir.ts';
 import { ROOT, tempDir } from '../../support/server.ts';
+import { childImport } from '../../support/childImports.ts';
 
 interface Item {
   id: string;
@@ -136,7 +137,8 @@ test('the journal is snapshotted once it reaches maxJournalBytes, however big th
 
 test('every acknowledged write survives kill -9', async () => {
   const dataDir = tempDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/store-writer.ts'), dataDir, '20000'], {
+  const journalStore = childImport('src/adapters/embedded/journalStore.ts');
+  const child = spawn(process.execPath, [...journalStore.flags, path.join(ROOT, 'test/fixtures/store-writer.mjs'), journalStore.url, dataDir, '20000'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let lastAck = -1;
