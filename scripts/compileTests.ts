@@ -116,7 +116,10 @@ interface Settings {
  * runner's own tests start it a dozen times.
  */
 export function jsonOfTsconfig(text: string): unknown {
-  return JSON.parse(text.replace(/("(?:\\.|[^"\\])*")|\/\/[^\n]*|\/\*[^]*?\*\/|,(?=\s*[}\]])/g, (match, string?: string) => string ?? ''));
+  // two passes: a trailing comma is seen only once the comments after it are out (`1, // last\n}`)
+  const keepStrings = (pattern: RegExp) => (from: string) => from.replace(pattern, (_match, string?: string) => string ?? '');
+  const withoutComments = keepStrings(/("(?:\\.|[^"\\])*")|\/\/[^\n]*|\/\*[^]*?\*\//g)(text);
+  return JSON.parse(keepStrings(/("(?:\\.|[^"\\])*")|,(?=\s*[}\]])/g)(withoutComments));
 }
 
 function readSettings(): Settings {

@@ -1,6 +1,6 @@
 // How long each of npm test's longer files took (seconds of its tests, process start not
 // counted), read from the spec reporter's output of the lead's quiet npm test of 2026-12-01
-// (main `ac34fbf4`, /work/keep/m12/npmtest3.log: a file's suite, or the tests of a file alone
+// (main `ac34fbf4`: a file's suite, or the tests of a file alone
 // in its process matched to the file by their names). scripts/run-tests.ts starts the longest
 // groups first (longestFirst below), so that the run does not end on one long file while the
 // other slots sit idle (the runner's own tests, 68 s, started near the end by their name).

@@ -71,6 +71,8 @@ test('tests that reach nothing of src/ compile neither src/ nor what goes with i
 test('tsconfig.json is read without TypeScript: comments and trailing commas out, strings as written', () => {
   const text = `{ "a": "http://x/*not a comment*/", // a comment\n "b": [1, 2,], /* another */ "c": "q\\"//", }`;
   assert.deepEqual(jsonOfTsconfig(text), { a: 'http://x/*not a comment*/', b: [1, 2], c: 'q"//' });
+  // a trailing comma with a comment after it
+  assert.deepEqual(jsonOfTsconfig(`{ "a": [1, // last\n], "b": 2, /* end */\n}`), { a: [1], b: 2 });
   const config = jsonOfTsconfig(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
   assert.deepEqual(config.compilerOptions.paths['agentplane-server/auth'], ['./src/sdk/auth.ts']);
 });
