@@ -9,11 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { TEST_SECONDS, expectedSeconds, longestFirst } from '../../scripts/testOrder.ts';
+import { ROOT, runRunner } from './runnerRun.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -31,27 +29,7 @@ function writeFiles(): void {
 }
 
 /** Runs the runner over `folder` (the three files' by default) with `flags`; its summary counts. */
-async function run(
-  env: Record<string, string>,
-  flags: string[] = [],
-  folder = dir,
-  mustPass = true,
-): Promise<{ status: number | null; tests: number; pass: number; output: string }> {
-  // the runner of a run of its own, not a part of this one's (node:test tells them apart by NODE_TEST_CONTEXT)
-  const { NODE_TEST_CONTEXT: _ours, ...outside } = process.env;
-  // tsx's hooks in the runner's own process: tsx's command line would start a second process to relay to (~0.5 CPU-s a run)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/run-tests.ts', ...flags, path.relative(ROOT, folder)], {
-    cwd: ROOT,
-    env: { ...outside, NODE_OPTIONS: '', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (mustPass) assert.equal(status, 0, output);
-  const count = (name: string) => Number(new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(output)?.[1]);
-  return { status, tests: count('tests'), pass: count('pass'), output };
-}
+const run = (env: Record<string, string>, flags: string[] = [], folder = dir, mustPass = true) => runRunner(env, flags, folder, mustPass);
 
 test('every test of a folder runs, the tests registered after a top-level await too, its files sharing a process, or a process each with TEST_GROUP_SIZE=1', async () => {
   writeFiles();
@@ -165,33 +143,6 @@ test('the end-to-end suite runs compiled, as npm test does, not through tsx', as
   assert.equal(tests, 1, output);
   assert.equal(pass, 1, output);
   assert.match(output, /compiled the tests in/);
-});
-
-test("the run's PostgreSQL takes the connections of two fault files at once (150: three replicas of one were seen holding 68)", async () => {
-  const suite = path.join(dir, 'postgres');
-  fs.mkdirSync(suite, { recursive: true });
-  const support = path.relative(suite, path.join(ROOT, 'test/support/postgres.ts')).split(path.sep).join('/');
-  fs.writeFileSync(
-    path.join(suite, 'probe.test.ts'),
-    [
-      `import { test } from 'node:test';`,
-      `import pg from 'pg';`,
-      `import { freshDatabaseUrl } from ${JSON.stringify(support)};`,
-      `test('postgres: 150 connections at once', async () => {`,
-      `  const url = await freshDatabaseUrl();`,
-      `  const clients = Array.from({ length: 150 }, () => new pg.Client({ connectionString: url }));`,
-      `  try {`,
-      `    await Promise.all(clients.map((client) => client.connect()));`,
-      `  } finally {`,
-      `    await Promise.all(clients.map((client) => client.end().catch(() => undefined)));`,
-      `  }`,
-      `});`,
-    ].join('\n'),
-  );
-  // a server of the runner's own, not one this run was handed
-  const { tests, pass, output } = await run({ AGENTPLANE_TEST_POSTGRES_URL: '', DATABASE_URL: '' }, [], suite);
-  assert.equal(tests, 1, output);
-  assert.equal(pass, 1, output);
 });
 
 test('a file of hundreds of tests reports every one of them, in each of its processes', async () => {
