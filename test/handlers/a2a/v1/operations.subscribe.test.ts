@@ -18,13 +18,20 @@ const CLOSES_WITHIN_MS = 5_000;
 /** How long a task may take to reach its interrupt: a worker's first start on a loaded machine takes seconds. */
 const STOPS_WITHIN_MS = 60_000;
 
-/** Scheduling noise: the event loop blocked a few milliseconds at a time, and a chain of setImmediate turns between. */
+/** What the noise waits on: never notified, so each wait lasts its whole timeout. */
+const neverNotified = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Scheduling noise: the event loop blocked a few milliseconds at a time, and a chain of
+ * setImmediate turns between. The block is a wait, not a spin: the loop is held exactly as long,
+ * but the core is left to the run workers and the other test processes (a spin cost this file
+ * ~15 CPU-s of npm test's budget).
+ */
 function noise(): () => void {
   let on = true;
   const spin = () => {
     if (!on) return;
-    const until = Date.now() + 3;
-    while (Date.now() < until);
+    Atomics.wait(neverNotified, 0, 0, 3);
     setImmediate(() => setTimeout(spin, Math.random() * 4));
   };
   spin();
