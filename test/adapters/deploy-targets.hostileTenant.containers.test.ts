@@ -234,6 +234,20 @@ describe('container deployer: images (issue 83)', () => {
       assert.equal(revision.status, 'DEPLOYED', revision.status_message);
       const running = podman(['inspect', `agentplane-${attacker.id}-replica-0`, '--format', '{{.ImageName}} {{.Image}}']).trim();
       assert.equal(running.split(' ')[1], podman(['image', 'inspect', '--format', '{{.Id}}', image]).trim());
+      // B's build by its digest in a registry A may use: podman itself finds any local image of
+      // that digest, whatever repository the reference names; the deploy asks the registry instead, and fails
+      const digest = podman(['image', 'inspect', '--format', '{{.Digest}}', build]).trim();
+      // (also under A's own build's name, which no namespace rule holds back)
+      for (const byDigest of [`quay.io/acme/agent@${digest}`, `localhost/agentplane-deployment-${attacker.id}@${digest}`]) {
+        assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', byDigest]).trim(), id);
+        const patched = await json(asA(`/v2/deployments/${attacker.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: byDigest } } }));
+        const stolen = await until('the revision to finish', async () => {
+          const r = await json(asA(`/v2/deployments/${attacker.id}/revisions/${patched.latest_revision_id}`));
+          return r.status.endsWith('FAILED') || r.status === 'DEPLOYED' ? r : undefined;
+        });
+        assert.notEqual(stolen.status, 'DEPLOYED', `A's deployment ran B's build as ${byDigest}`);
+        assert.match(stolen.status_message, /could not be pulled|under that name/, byDigest);
+      }
     } finally {
       podman(['untag', id, build]);
       for (const [as, d] of [
@@ -376,6 +390,19 @@ describe('kube-local deployer', () => {
           assert.equal(seen.privileged, false, name);
         }
         assert.match(podman(['inspect', `${pod}-beat`, '--format', '{{range .Config.Env}}{{println .}}{{end}}']), /^OWN_TOKEN=tok-own$/m);
+        // a sidecar naming another image by its digest in a registry it may use: kube play would run
+        // whatever local image has that digest (another tenant's build); the revision fails before anything plays
+        const byDigest = `quay.io/acme/agent@${podman(['image', 'inspect', '--format', '{{.Digest}}', image]).trim()}`;
+        const thief = await json(
+          server.api(`/v2/deployments/${id}`, {
+            method: 'PATCH',
+            json: { source_config: { resource_spec: { sidecars: [{ ...sidecar, image: byDigest, imagePullPolicy: undefined }] } } },
+          }),
+        );
+        const stolen = await finished(server, `/v2/deployments/${id}/revisions/${thief.latest_revision_id}`);
+        assert.notEqual(stolen.status, 'DEPLOYED', 'a sidecar ran a local image by its digest alone');
+        assert.match(stolen.status_message, /under that name|pull/);
+        assert.match(podman(['inspect', `${pod}-beat`, '--format', '{{.State.Status}} {{.ImageName}}']), new RegExp(`^running ${image}`));
         // the kernel's view of each container's first process: seccomp filtering (RuntimeDefault), no uid or gid 0
         for (const name of [`${pod}-server`, `${pod}-beat`]) {
           const state = podman(['inspect', name, '--format', '{{.State.Status}} {{.State.ExitCode}}']).trim();
@@ -416,7 +443,7 @@ describe('kube-local deployer', () => {
               422,
             );
           const revisions = await json(server.api(`/v2/deployments/${id}/revisions`));
-          assert.equal(revisions.resources[0].id, patched.latest_revision_id, 'no revision was made');
+          assert.equal(revisions.resources[0].id, thief.latest_revision_id, 'no revision was made');
           const env = podman(['inspect', `${pod}-beat`, '--format', '{{range .Config.Env}}{{println .}}{{end}}']);
           assert.doesNotMatch(env, /victim-token|STOLEN/);
         } finally {

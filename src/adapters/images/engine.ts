@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseImageReference, storedUnder } from '../../domain/control-plane/imageReference.ts';
 
 export type EngineName = 'podman' | 'docker';
 
@@ -164,6 +165,22 @@ export class ContainerEngine {
     return (await this.imageId(ref)) !== null;
   }
 
+  /**
+   * The full id of the image stored under the name `ref` (a full reference: its repository and
+   * tag, or its repository and digest), or null when none is. An engine's own lookup finds a
+   * digested reference by the digest alone, whatever repository it names (imageReference.ts,
+   * storedUnder), so the names the image found is stored under are checked.
+   */
+  async namedImageId(ref: string): Promise<string | null> {
+    if (!parseImageReference(ref).ok) return null;
+    try {
+      return namedImageIdOf(ref, await this.run(['image', 'inspect', '--format', NAMES_FORMAT, '--', ref]));
+    } catch (err) {
+      if (err instanceof EngineError && err.exitCode !== null) return null;
+      throw err;
+    }
+  }
+
   /** The full id of the image `ref` names in the engine's local storage, or null when it has none. */
   async imageId(ref: string): Promise<string | null> {
     try {
@@ -174,6 +191,21 @@ export class ContainerEngine {
       throw err;
     }
   }
+}
+
+/** `image inspect --format` of an image's id and the names it is stored under (podman and docker alike). */
+export const NAMES_FORMAT = '{{.Id}}\t{{json .RepoTags}}\t{{json .RepoDigests}}';
+
+/** The id in an `image inspect --format NAMES_FORMAT` answer for `ref`, when the image is stored under that name; else null. */
+export function namedImageIdOf(ref: string, inspected: string): string | null {
+  const parsed = parseImageReference(ref);
+  if (!parsed.ok) return null;
+  const [id, tags, digests] = inspected.trim().split('\t');
+  const names = (text: string | undefined): string[] => {
+    const list: unknown = JSON.parse(text || 'null');
+    return Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string') : [];
+  };
+  return id && storedUnder(parsed.ref, names(tags), names(digests)) ? id : null;
 }
 
 /** The engine named, else the first of podman and docker found on PATH; null: neither. */

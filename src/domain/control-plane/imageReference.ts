@@ -78,3 +78,19 @@ export function parseImageReference(text: string): { ok: true; ref: ImageReferen
   const full = `${domain}/${repository}${tag ? `:${tag}` : digest ? '' : ':latest'}${digest ? `@${digest}` : ''}`;
   return { ok: true, ref: { domain, path: repository, tag: tag ?? null, digest: digest ?? null, full } };
 }
+
+/**
+ * Whether an image stored under `tags` and `digests` (an engine's RepoTags and RepoDigests, in
+ * any spelling an engine writes them) is the image `ref` names: by its digest in that same
+ * repository when it has one, else by its tag. An engine finds a digested reference by the
+ * digest alone (podman 4.3: `quay.io/x/y@sha256:<d>` is any local image of digest d, another
+ * tenant's build or private pull included), so what it found is checked against the name.
+ */
+export function storedUnder(ref: ImageReference, tags: readonly string[], digests: readonly string[]): boolean {
+  const same = (name: string, pick: (other: ImageReference) => boolean) => {
+    const parsed = parseImageReference(name);
+    return parsed.ok && parsed.ref.domain === ref.domain && parsed.ref.path === ref.path && pick(parsed.ref);
+  };
+  if (ref.digest !== null) return digests.some((name) => same(name, (other) => other.digest === ref.digest));
+  return tags.some((name) => same(name, (other) => other.tag === (ref.tag ?? 'latest')));
+}

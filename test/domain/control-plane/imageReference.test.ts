@@ -4,7 +4,7 @@
 // full, so an engine is never handed a short name it could resolve on its own.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseImageReference } from '../../../src/domain/control-plane/imageReference.ts';
+import { parseImageReference, storedUnder } from '../../../src/domain/control-plane/imageReference.ts';
 
 const ID = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';
 const full = (text: string) => {
@@ -87,5 +87,33 @@ describe('image references', () => {
     assert.equal(full(`registry.example/agent@sha256:${ID}`), `registry.example/agent@sha256:${ID}`);
     assert.equal(full(`registry.example/agent:1@sha256:${ID}`), `registry.example/agent:1@sha256:${ID}`);
     assert.equal(full('[::1]:5000/agent:1'), '[::1]:5000/agent:1');
+  });
+});
+
+describe('an image found is the one named only when stored under that name (podman finds a digest in any repository)', () => {
+  const D = `sha256:${ID}`;
+  const ref = (text: string) => {
+    const parsed = parseImageReference(text);
+    assert.ok(parsed.ok);
+    return parsed.ref;
+  };
+  it("a digest in another repository is another tenant's image, whatever podman resolved it to", () => {
+    assert.equal(storedUnder(ref(`quay.io/acme/agent@${D}`), ['localhost/agentplane-deployment-b:r1'], [`localhost/agentplane-deployment-b@${D}`]), false);
+    assert.equal(storedUnder(ref(`docker.io/library/node@${D}`), ['docker.io/library/node:22'], [`quay.io/library/node@${D}`]), false);
+    // the same digest is not enough, nor the same repository with another digest
+    assert.equal(storedUnder(ref(`quay.io/acme/agent@${D}`), [], [`quay.io/acme/agent@sha256:${'0'.repeat(64)}`]), false);
+  });
+  it('the same repository and digest, in any spelling an engine writes it (docker writes short names)', () => {
+    assert.equal(storedUnder(ref(`quay.io/acme/agent@${D}`), [], [`quay.io/acme/agent@${D}`]), true);
+    assert.equal(storedUnder(ref(`node:22@${D}`), [], [`node@${D}`]), true);
+    assert.equal(storedUnder(ref(`docker.io/library/node@${D}`), [], [`index.docker.io/library/node@${D}`]), true);
+    assert.equal(storedUnder(ref(`Quay.IO/acme/agent@${D}`), [], [`quay.io/acme/agent@${D}`]), true);
+  });
+  it('a tag: the same repository and tag, `latest` when none', () => {
+    assert.equal(storedUnder(ref('node:22'), ['node:22'], []), true);
+    assert.equal(storedUnder(ref('docker.io/library/node'), ['docker.io/library/node:latest'], []), true);
+    assert.equal(storedUnder(ref('node:22'), ['localhost/node:22', 'docker.io/library/node:20'], []), false);
+    assert.equal(storedUnder(ref('localhost/node:22'), ['docker.io/library/node:22'], []), false);
+    assert.equal(storedUnder(ref('node:22'), ['<none>:<none>'], ['<none>@<none>']), false);
   });
 });

@@ -234,13 +234,19 @@ export class ContainerTarget implements DeployTarget {
       const allowed = imageToRun(deployment, uri, this.options.policy);
       if (!allowed.ok) return `Deploy failed: ${allowed.reason}`;
       image = allowed.image;
-      if (!(await this.engine.hasImage(image))) {
+      // by its name: podman finds `any/repo@<digest>` as whatever local image has that digest (another tenant's build)
+      let named = await this.engine.namedImageId(image);
+      if (!named) {
         try {
           await this.engine.run(['pull', '--', image], { timeoutMs: this.options.buildTimeoutMs });
         } catch (err) {
           return `Deploy failed: image ${image} could not be pulled: ${(err as Error).message}`;
         }
+        named = await this.engine.namedImageId(image);
       }
+      if (!named) return `Deploy failed: image ${image} is not in the engine's storage under that name.`;
+      this.pinImage(deployment.id, built.id, named);
+      return { id: named };
     }
     const id = await this.engine.imageId(image);
     if (!id) return `Deploy failed: image ${image} is not in the engine's storage.`;

@@ -37,6 +37,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import YAML from 'yaml';
 import { freePort } from '../shared/freePort.ts';
+import { NAMES_FORMAT, namedImageIdOf } from '../../images/engine.ts';
 import type { Cluster, RolloutState } from './cluster.ts';
 import { manifestsAsYaml } from '../../../domain/control-plane/kubernetes/manifestYaml.ts';
 import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
@@ -253,6 +254,8 @@ export class PodmanCluster implements Cluster {
         `kube-local cannot play ${unplayable.join(', ')}: podman kube play does not mount a Secret as a volume; read the deployment's secrets from its environment (envFrom, secretKeyRef)`,
       );
     for (const object of skipped) say(`kube-local: ${object}`);
+    // before anything of the previous revision's goes: an image refused leaves it serving
+    await this.imagesByName(played, say);
     const file = this.playedFile(deploymentId);
     // the previous revision's pods go first: their names and host port are the same
     if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
@@ -272,6 +275,34 @@ export class PodmanCluster implements Cluster {
     fs.writeFileSync(file, manifestsAsYaml(played), { mode: 0o600 });
     say(`kube-local: playing ${played.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
     await this.podman(['kube', 'play', '--network', network, file]);
+  }
+
+  /**
+   * Every image the played pods run (sidecars and init containers too) is in this machine's
+   * storage under its own name, pulled when it is not (unless its pull policy is Never), before
+   * anything plays: podman, and so kube play, finds `any/repo@<digest>` as whatever local image
+   * has that digest, another tenant's build or private pull among them (issue 83).
+   */
+  private async imagesByName(played: Manifest[], say: (line: string) => void): Promise<void> {
+    const containers = played.flatMap((m) => {
+      const pod = (m.spec as { template?: Pod } | undefined)?.template?.spec;
+      return pod ? [...(pod.initContainers ?? []), ...pod.containers] : [];
+    });
+    const named = (image: string) =>
+      this.podman(['image', 'inspect', '--format', NAMES_FORMAT, '--', image]).then(
+        ({ stdout }) => namedImageIdOf(image, stdout) !== null,
+        () => false,
+      );
+    for (const container of containers) {
+      const image = String(container.image);
+      if (await named(image)) continue;
+      if (container.imagePullPolicy === 'Never')
+        throw new Error(`image ${image} (container ${container.name}) is not in this machine's storage under that name, and its imagePullPolicy is Never`);
+      say(`kube-local: pulling ${image}`);
+      await this.podman(['pull', '--', image]);
+      if (!(await named(image)))
+        throw new Error(`image ${image} (container ${container.name}) is not in this machine's storage under that name after its pull`);
+    }
   }
 
   /** The deployment's own isolated podman network (see the top of this file), created once. */

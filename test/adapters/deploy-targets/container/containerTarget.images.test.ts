@@ -22,7 +22,9 @@ const calls = path.join(dir, 'calls');
 const IMAGE_ID = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';
 const current = path.join(dir, 'current');
 const present = path.join(dir, 'present');
-// `image inspect NAME` answers the id in "current" (the name's tag: it may move); `image inspect ID`
+const digestNames = path.join(dir, 'digestNames');
+// `image inspect NAME` answers the id in "current" (the name's tag: it may move), and the names it is
+// stored under when asked for them; `image inspect ID`
 // answers an id listed in "present" (what the storage holds). Everything else succeeds: the replica
 // never answers /ok, so a deploy ends after its run.
 fs.writeFileSync(
@@ -32,8 +34,14 @@ echo "$*" >> "${calls}"
 if [ "$1 $2" = "image inspect" ]; then
   ref=$(eval echo "\\\${$#}")
   case "$ref" in
-    *[!0-9a-f]*) cat "${current}" ;;
-    *) grep -qx "$ref" "${present}" && echo "$ref" || exit 125 ;;
+    *[!0-9a-f]*) id=$(cat "${current}") ;;
+    *) grep -qx "$ref" "${present}" && echo "$ref" && exit 0 || exit 125 ;;
+  esac
+  # asked for its names: stored under the tag asked for, and under the digest names in "digestNames" (else the one asked for)
+  case "$*@$ref" in
+    *RepoTags*@*@*) printf '%s\\t[]\\t["%s"]\\n' "$id" "$(cat "${digestNames}" 2>/dev/null || echo "$ref")" ;;
+    *RepoTags*) printf '%s\\t["%s"]\\t[]\\n' "$id" "$ref" ;;
+    *) echo "$id" ;;
   esac
   exit 0
 fi
@@ -116,7 +124,10 @@ test('a stored image the rules refuse fails the deploy, and podman never hears o
 
 test('an admitted image reaches podman in full after "--", and runs by the id podman resolved', async () => {
   const { calls } = await deployWith('node:22');
-  assert.ok(calls.includes('image inspect --format {{.Id}} -- docker.io/library/node:22'), calls.join('\n'));
+  assert.ok(
+    calls.some((c) => /^image inspect --format .*RepoTags.* -- docker\.io\/library\/node:22$/.test(c)),
+    calls.join('\n'),
+  );
   const run = calls.find((c) => c.startsWith('run '));
   assert.ok(run?.endsWith(` -- ${IMAGE_ID}`), run);
   assert.equal(
@@ -124,6 +135,32 @@ test('an admitted image reaches podman in full after "--", and runs by the id po
     false,
     'a short name reached podman',
   );
+});
+
+test("an image by digest runs only when stored under that repository: podman finds any local image of the digest (another tenant's build)", async () => {
+  const digest = `sha256:${'c'.repeat(64)}`;
+  // what podman 4.3 answers `image inspect quay.io/acme/agent@<d>` with when only B's build has digest d
+  fs.writeFileSync(digestNames, `localhost/agentplane-deployment-${randomUUID()}@${digest}`);
+  try {
+    const { outcome, calls } = await deployWith(`quay.io/acme/agent@${digest}`);
+    assert.ok(!outcome.ok && /is not in the engine's storage under that name/.test(outcome.reason), JSON.stringify(outcome));
+    assert.equal(runOf(calls), undefined, 'the other image ran');
+    assert.ok(
+      calls.some((c) => c === `pull -- quay.io/acme/agent@${digest}`),
+      'the registry is asked for it',
+    );
+    // under its own build's name, which no namespace rule holds back: B's digest is still B's image
+    const own = revisionOf('');
+    own.revision.source_revision_config.image_uri = `localhost/agentplane-deployment-${own.deployment.id}@${digest}`;
+    const ownName = await deployWith('', undefined, own);
+    assert.ok(!ownName.outcome.ok && /under that name/.test(ownName.outcome.reason), JSON.stringify(ownName.outcome));
+    assert.equal(runOf(ownName.calls), undefined, 'the other image ran under its own name');
+    // stored under that repository (pulled from it), it runs
+    fs.writeFileSync(digestNames, `quay.io/acme/agent@${digest}`);
+    assert.ok(runOf((await deployWith(`quay.io/acme/agent@${digest}`)).calls)?.endsWith(` -- ${IMAGE_ID}`));
+  } finally {
+    fs.rmSync(digestNames, { force: true });
+  }
 });
 
 test('a revision runs the image it was first deployed with, though its tag moved; gone, it says so', async () => {
