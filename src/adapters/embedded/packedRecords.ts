@@ -11,6 +11,7 @@ import type { IdHandles, Positions } from './orderedIds.ts';
 import { PackedIds } from './packedIds.ts';
 import { ABSENT, KeptCodes, OTHER, OWN_ID } from './keptCodes.ts';
 import type { Kept } from './keptEntry.ts';
+import { isoOf, msOfIso } from '../../domain/clock.ts';
 
 /** The kept fields packed as numbers when their value is what `new Date(ms).toISOString()` gives back (a record's times). */
 export const TIME_FIELDS: readonly string[] = ['created_at', 'updated_at'];
@@ -243,7 +244,7 @@ export class PackedRecords implements RecordMap, IdHandles {
     const t = this.timeAt[at]!;
     if (t !== NONE) {
       const ms = this.times[row * this.timeCount + t]!;
-      return Number.isNaN(ms) ? this.oddTimes.get(row * this.timeCount + t) : new Date(ms).toISOString();
+      return Number.isNaN(ms) ? this.oddTimes.get(row * this.timeCount + t) : isoOf(ms);
     }
     const place = row * this.refWidth + this.refAt[at]!;
     const code = this.codes[place]!;
@@ -376,19 +377,8 @@ export class PackedEntry implements Kept {
   }
 }
 
-/** The last time packed, and what it gave: a record's created_at and updated_at are mostly one text (a record made now). */
-let lastTimeText = '';
-let lastTimeMs = NaN;
-
-/** A time as milliseconds when its text is what they print back as; NaN otherwise (kept as text). */
-function packedTime(text: string): number {
-  if (text === lastTimeText) return lastTimeMs;
-  if (text.length !== 24 || text[23] !== 'Z') return NaN;
-  const ms = Date.parse(text);
-  lastTimeText = text;
-  lastTimeMs = Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : NaN;
-  return lastTimeMs;
-}
+/** A time as milliseconds when its text is what they print back as; NaN otherwise (kept as text). A record made now is known without a parse (clock.ts). */
+const packedTime = msOfIso;
 
 /** The places in the collection's order, held on the rows; keyed by the ids' handles, as the order holds them. */
 class PackedSlots implements Positions {
