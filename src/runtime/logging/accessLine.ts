@@ -30,6 +30,21 @@ export function jsonString(text: string): string {
 /** A number as JSON writes it: one JSON cannot hold (NaN, Infinity) is null, as pino and JSON.stringify write it. */
 const jsonNumber = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
 
+/**
+ * A number of tenths (the line's `ms`: `Math.round(x * 10) / 10`) as `String` writes it, from
+ * its integer parts: a double's shortest text costs ~0.3 µs a line, two small integers' ~0.05.
+ * Any other number goes by `jsonNumber`.
+ */
+export function jsonTenths(n: number): string {
+  const tenths = Math.round(n * 10);
+  if (tenths >= 0 && tenths < 1e15 && tenths / 10 === n) {
+    const whole = Math.floor(tenths / 10);
+    const tenth = tenths - whole * 10;
+    return tenth === 0 ? String(whole) : whole + '.' + tenth;
+  }
+  return jsonNumber(n);
+}
+
 /** The line's fields as pino writes an object's properties, each after a comma, in this order. */
 export function accessFields(line: AccessLine): string {
   return (
@@ -40,7 +55,7 @@ export function accessFields(line: AccessLine): string {
     ',"status":' +
     jsonNumber(line.status) +
     ',"ms":' +
-    jsonNumber(line.ms) +
+    jsonTenths(line.ms) +
     ',"request_id":' +
     jsonString(line.request_id) +
     ',"operation":' +

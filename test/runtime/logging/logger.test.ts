@@ -144,6 +144,18 @@ describe('the logger', () => {
       );
     });
 
+    it('writes its ms as pino writes the number: tenths, whole milliseconds, and any other number', () => {
+      const { log, raw } = kept('info');
+      const values = [0, 0.1, 0.3, 1, 2.5, 10, 99.9, 100, 1234.5, 65000.1, 1e9 + 0.7, 0.05, 1.23, -0.4, 1e21, 2 ** 53];
+      for (let k = 0; k < 2000; k += 7) values.push(Math.round(k * 13.37) / 10);
+      for (const ms of values) {
+        log.access({ ...answered, ms });
+        log.info('request', { ...answered, ms });
+      }
+      const lines = sameTime(raw);
+      for (let i = 0; i < values.length; i += 1) assert.equal(lines[2 * i], lines[2 * i + 1], String(values[i]));
+    });
+
     it('writes a number JSON cannot hold as null, as pino does', () => {
       const { log, lines } = kept('info');
       log.access({ ...answered, ms: Number.NaN, status: Number.POSITIVE_INFINITY });
