@@ -55,6 +55,12 @@ export function compiledProjectModules(): Record<string, string> | undefined {
   return compiledNow && 'modules' in compiledNow && compiledNow.modules.size ? Object.fromEntries(compiledNow.modules) : undefined;
 }
 
+/** Once the compile ahead is over: the modules it made (none where the project has no TypeScript); undefined where none was begun (dev) or it fell back to tsx. */
+export async function projectCompiledAhead(): Promise<{ modules: Record<string, string> | undefined } | undefined> {
+  const project = compiled && (await compiled);
+  return project && 'modules' in project ? { modules: compiledProjectModules() } : undefined;
+}
+
 /** Modules compiled by another thread (a run worker's project, compiled by the main thread). */
 export function useCompiledProjectModules(modules: Record<string, string>): void {
   compiledNow = { modules: new Map(Object.entries(modules)) };

@@ -16,6 +16,8 @@ export interface WorkerSetup {
   fresh: boolean;
   /** The project's modules compiled by the main thread (source → JavaScript's URL: shared/projectCompile.ts), imported from there; absent: through tsx. */
   modules?: Record<string, string>;
+  /** The server's URL where it was known when the worker started (one started ahead asks no one: its pool is not there yet). */
+  apiUrl?: string;
   /** How often a worker says which of its runs progressed (`alive`, the run watchdog's heartbeat); absent or 0: never. */
   heartbeatMs?: number;
 }
@@ -60,6 +62,8 @@ export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: 
 export type FromWorker =
   /** `heapBytes`: its heap (committed) once the project is loaded, the size a retirement measures growth from. */
   | { type: 'ready'; heapBytes: number }
+  /** The project's graphs loaded (before the worker is ready): each graph's kind, by id in the project file's order. */
+  | { type: 'graphsLoaded'; kinds: Record<string, 'plain' | 'langgraph' | 'factory'> }
   /** The answer to `heap`: the largest its heap (committed) was at a run's end since the last `heap`, or now if larger. */
   | { type: 'heap'; bytes: number }
   | { type: 'loadFailed'; error: RunError }

@@ -223,10 +223,13 @@ async function main(): Promise<void> {
   installProjectGlobals({ log, apiUrl: serverUrl });
   // a graph's authenticate() (sdk/auth.ts) is answered by the main thread, which holds the auth service
   installAgentAuth((request) => call('agentAuth', 'authenticate', [request]) as Promise<AgentAuthAnswer>);
+  if (setup.apiUrl) setProjectApiUrl(setup.apiUrl);
   await serverUrl();
   const stores = remoteStores(call);
   if (setup.modules && !setup.fresh) useCompiledProjectModules(setup.modules);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, stores.checkpointer, { functions: setup.functions, fresh: setup.fresh });
+  // the start's check that the graphs load (compose/workerAhead.ts): told as soon as they did
+  send({ type: 'graphsLoaded', kinds: Object.fromEntries(graphs.ids().map((id) => [id, graphs.get(id)!.kind])) });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
   await loadRunModules();
   // the run path run here on a graph of its own, so the first run of the project's graphs finds it compiled

@@ -1,0 +1,39 @@
+// The start's check that the project's graphs load, made by a run worker begun before the main
+// thread loads the application (issue 86): LangGraph's import (~0.6 s of CPU) is then the other
+// core's, overlapping the main thread's own start, and the main thread loads its copy of the
+// graphs after its first 200 (GraphRegistry.deferred, agentServerServices.ts). A graph that does
+// not load still refuses the start, with loadGraphs' message, as where the main thread loaded it.
+// Only `serve` (its project compiled ahead, projectCompilation.ts) with run workers does so: dev's
+// reload watches what the main thread loads, and runs on the request loop need the graphs there.
+import path from 'node:path';
+import type { ServerConfig } from '../runtime/config.ts';
+import type { WorkerSetup } from '../adapters/run-workers/protocol.ts';
+import { WorkerAhead, withHeartbeat } from '../adapters/run-workers/workerAhead.ts';
+import { projectCompiledAhead } from '../shared/projectModule.ts';
+import { projectApiUrl } from '../shared/projectGlobals.ts';
+
+/** The project's directory, where its graphs' paths start. */
+export function projectBaseDir(config: ServerConfig): string {
+  return config.configFile ? path.dirname(config.configFile) : process.cwd();
+}
+
+/** How function exports are read: langgraph.json as upstream reads it (a function is a graph factory). */
+export function projectFunctions(config: ServerConfig): WorkerSetup['functions'] {
+  return config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
+}
+
+/** Begins the run worker that loads the project's graphs ahead, where a start does (above); undefined where not. */
+export async function startGraphsAhead(config: ServerConfig): Promise<WorkerAhead | undefined> {
+  if (config.mock || config.runWorkers <= 0 || Object.keys(config.project.graphs ?? {}).length === 0) return undefined;
+  const compiled = await projectCompiledAhead();
+  if (!compiled) return undefined;
+  const setup: WorkerSetup = {
+    graphs: config.project.graphs ?? {},
+    baseDir: projectBaseDir(config),
+    functions: projectFunctions(config),
+    fresh: false,
+    modules: compiled.modules,
+    apiUrl: projectApiUrl(),
+  };
+  return new WorkerAhead(withHeartbeat(setup, config.runStallMs), config.runWorkerMemoryMb);
+}
