@@ -9,7 +9,8 @@ import path from 'node:path';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { WorkerSetup } from '../adapters/run-workers/protocol.ts';
 import { WorkerAhead, withHeartbeat } from '../adapters/run-workers/workerAhead.ts';
-import { projectCompiledAhead } from '../shared/projectModule.ts';
+import { projectCompiledAhead, projectLibraries } from '../shared/projectModule.ts';
+import { projectModuleFiles } from './projectCompilation.ts';
 import { projectApiUrl } from '../shared/projectGlobals.ts';
 
 /** The project's directory, where its graphs' paths start. */
@@ -22,11 +23,50 @@ export function projectFunctions(config: ServerConfig): WorkerSetup['functions']
   return config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
 }
 
-/** Begins the run worker that loads the project's graphs ahead, where a start does (above); undefined where not. */
+/** The worker `serve` began before its server opened the store (beginGraphsAhead), until the application takes it. */
+let begun: WorkerAhead | undefined;
+
+/** Whether the start's graphs are loaded by a worker ahead (above). */
+function loadsAhead(config: ServerConfig): boolean {
+  return !config.mock && config.runWorkers > 0 && Object.keys(config.project.graphs ?? {}).length > 0;
+}
+
+/**
+ * Begins that worker as early as `serve` knows its project, while its TypeScript compiles: it
+ * imports the libraries the graphs import (LangGraph, most of a start's CPU) while the main thread
+ * opens the store, listens and loads the application, then waits to be told the compiled modules
+ * and the server's URL (startGraphsAhead). Begun where the application loaded, it waited for all
+ * of that first, and the start for it (session 13: 1,327 against 1,061 ms on a quiet machine).
+ */
+export function beginGraphsAhead(config: ServerConfig): void {
+  if (!loadsAhead(config) || begun) return;
+  const setup: WorkerSetup = {
+    graphs: config.project.graphs ?? {},
+    baseDir: projectBaseDir(config),
+    functions: projectFunctions(config),
+    fresh: false,
+    libraries: projectLibraries(projectModuleFiles(config.project, projectBaseDir(config))),
+    awaitsProject: true,
+  };
+  begun = new WorkerAhead(withHeartbeat(setup, config.runStallMs), config.runWorkerMemoryMb);
+}
+
+/** The run worker that loads the project's graphs ahead, where a start does (above), told its project; undefined where not. */
 export async function startGraphsAhead(config: ServerConfig): Promise<WorkerAhead | undefined> {
-  if (config.mock || config.runWorkers <= 0 || Object.keys(config.project.graphs ?? {}).length === 0) return undefined;
+  // one server a process begins one (cli/main.ts's serve)
+  const early = begun;
+  begun = undefined;
+  if (!loadsAhead(config)) return undefined;
   const compiled = await projectCompiledAhead();
-  if (!compiled) return undefined;
+  if (!compiled) {
+    // the project loads through tsx: on this thread, as before
+    await early?.stop();
+    return undefined;
+  }
+  if (early) {
+    early.tell(compiled.modules, projectApiUrl());
+    return early;
+  }
   const setup: WorkerSetup = {
     graphs: config.project.graphs ?? {},
     baseDir: projectBaseDir(config),

@@ -88,6 +88,12 @@ async function importShippedLibraries(files: readonly string[]): Promise<void> {
   }
 }
 
+/** The libraries agentplane ships that the project's TypeScript modules among `files` import (see shippedLibraries): loadable before they compile. */
+export function projectLibraries(files: readonly string[]): string[] {
+  const typescript = files.filter((file) => TYPESCRIPT_FILE.test(file));
+  return typescript.length ? shippedLibraries(typescript) : [];
+}
+
 /**
  * The bare specifiers `files` import whose package is one of agentplane's dependencies
  * (plain JavaScript agentplane loads without tsx) and resolves, from the importing project,

@@ -82,6 +82,14 @@ test('the server on the embedded store answers without having loaded the pg driv
       'the main thread has not evaluated LangGraph before its first 200',
     );
     assert.deepEqual(mainThread('@langchain/core'), [], 'nor @langchain/core');
+    // that worker is begun by serve before the server's own modules load (the generated tables among them), not after them
+    const firstWorkerLoad = loaded().findIndex((u) => u.startsWith('worker '));
+    const firstTable = loaded().findIndex((u) => /\/generated\/agent-server\/operations\.gen\.js$/.test(u));
+    assert.ok(firstTable >= 0, 'the agent server’s tables are loaded');
+    assert.ok(
+      firstWorkerLoad >= 0 && firstWorkerLoad < firstTable,
+      `the worker began before the server’s tables loaded (${firstWorkerLoad} against ${firstTable})`,
+    );
     assert.deepEqual(from('pg'), [], 'no DATABASE_URL: the PostgreSQL driver is not loaded');
     assert.deepEqual(from('@modelcontextprotocol/sdk'), [], 'no MCP request yet: the SDK is not loaded');
     // required on the first run (run traces: test/domain/agent/tracing/runTracer.e2e.test.ts)

@@ -18,6 +18,10 @@ export interface WorkerSetup {
   modules?: Record<string, string>;
   /** The server's URL where it was known when the worker started (one started ahead asks no one: its pool is not there yet). */
   apiUrl?: string;
+  /** Packages the project's graphs import, imported first (LangGraph): a worker begun before the project compiled loads them meanwhile. */
+  libraries?: string[];
+  /** Begun before the project compiled and the port listened: its modules and the server's URL come in a `project` message, awaited before the graphs load. */
+  awaitsProject?: true;
   /** How often a worker says which of its runs progressed (`alive`, the run watchdog's heartbeat); absent or 0: never. */
   heartbeatMs?: number;
 }
@@ -44,7 +48,9 @@ export type ToWorker =
   | { type: 'go'; runId: string; next?: NextOffer }
   | { type: 'drop'; runId: string }
   /** Asks the worker for its heap's size (answered by `heap`): the pool retires a large idle one (runtime/idle/workerRetirement.ts). */
-  | { type: 'heap' };
+  | { type: 'heap' }
+  /** To a worker that `awaitsProject`: the project's compiled modules (absent: none) and the server's URL. */
+  | { type: 'project'; modules?: Record<string, string>; apiUrl?: string };
 
 /** The thread's next run, offered to start ahead once the run `after` ends well. */
 export interface NextOffer {

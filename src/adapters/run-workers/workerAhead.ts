@@ -3,7 +3,7 @@
 // rest of the application (issue 86: LangGraph's import, ~0.6 s of CPU, had been the main thread's
 // before its first 200). What it says meanwhile is kept and heard by the pool when it takes it.
 import { Worker } from 'node:worker_threads';
-import type { FromWorker, WorkerSetup } from './protocol.ts';
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 
 const SOURCES = import.meta.url.endsWith('.ts');
 /** The run worker's entry (through tsx's hooks where agentplane runs from its sources). */
@@ -41,14 +41,23 @@ export class WorkerAhead {
   };
 
   constructor(
-    /** The setup it was started with: the pool that takes it starts its others with the same. */
-    readonly setup: WorkerSetup,
+    /** The setup it was started with, completed by `tell`: the pool that takes it starts its others with the same. */
+    public setup: WorkerSetup,
     memoryMb: number | null | undefined,
   ) {
     this.worker = startRunWorker(setup, memoryMb);
+    // until a pool takes it, it does not hold the process open (a start refused before the application loads exits)
+    if (setup.awaitsProject) this.worker.unref();
     this.worker.on('message', this.keep.message);
     this.worker.on('error', this.keep.error);
     this.worker.on('exit', this.keep.exit);
+  }
+
+  /** Tells a worker begun before the project compiled (setup.awaitsProject) its modules and the server's URL. */
+  tell(modules: Record<string, string> | undefined, apiUrl: string | undefined): void {
+    this.worker.postMessage({ type: 'project', modules, apiUrl } satisfies ToWorker);
+    const { awaitsProject: _told, libraries: _loaded, ...setup } = this.setup;
+    this.setup = { ...setup, modules, apiUrl };
   }
 
   /** A pool took it. */
@@ -60,6 +69,7 @@ export class WorkerAhead {
   take(listeners: WorkerListeners): Worker | undefined {
     if (this.isTaken) return undefined;
     this.isTaken = true;
+    this.worker.ref();
     this.worker.off('message', this.keep.message);
     this.worker.off('error', this.keep.error);
     this.worker.off('exit', this.keep.exit);
