@@ -80,6 +80,7 @@ import type { FirstReadsKind } from './firstReads.ts';
 import type { LoadedGraph } from '../../domain/agent/graphs/graphs.ts';
 import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
+import { batchGroups, isOrderedWrite } from './batchGroups.ts';
 import { ReplyOutbox } from './replyOutbox.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 import { IdleRetirement } from './idleRetirement.ts';
@@ -227,8 +228,6 @@ const AFFINITY_LIMIT = 10_000;
 const BATCH_OPS = 16;
 const fitsOneWrite = (batch: WriteOp[][], next: WriteOp[][]) => [...batch, ...next].reduce((n, ops) => n + ops.length, 0) <= BATCH_OPS;
 type CallMessage = Extract<FromWorker, { type: 'call' }>;
-/** A store write the worker asked to be made in order (a held thread's checkpoint write). */
-const isOrderedWrite = (message: CallMessage) => message.order !== undefined && message.target === 'write';
 const opsOf = (message: CallMessage) => message.args[0] as WriteOp[];
 
 const toMb = (bytes: number) => Math.round(bytes / 104857.6) / 10;
@@ -793,27 +792,13 @@ export class RunWorkerPool {
           if (task) task.progressAt = performance.now();
         }
         return;
-      case 'batch': {
+      case 'batch':
         // a held thread's checkpoint writes posted together are made as one write (as many as one takes)
-        const { messages } = message;
-        for (let at = 0; at < messages.length;) {
-          const one = messages[at];
-          const group = [one];
-          if (one.type === 'call' && isOrderedWrite(one))
-            for (
-              let next = messages[at + 1];
-              next?.type === 'call' && isOrderedWrite(next) && next.order === one.order && next.warmUp === one.warmUp;
-              next = messages[at + group.length]
-            ) {
-              if (!fitsOneWrite((group as CallMessage[]).map(opsOf), [opsOf(next)])) break;
-              group.push(next);
-            }
-          if (group.length > 1) this.calls(slot, group as CallMessage[]);
+        for (const one of batchGroups(message.messages, (group, next) => fitsOneWrite(group.map(opsOf), [opsOf(next)]))) {
+          if (Array.isArray(one)) this.calls(slot, one);
           else this.receive(slot, one, markReady, markFailed);
-          at += group.length;
         }
         return;
-      }
       case 'call':
         this.calls(slot, [message]);
         return;
