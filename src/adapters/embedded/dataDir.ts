@@ -418,15 +418,17 @@ export function readShard(dir: string, name: string, shard: number): ShardFile |
   try {
     return readShardText(fs.readFileSync(file, 'utf8'), relative);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      return {
-        file: relative,
-        what: `is listed in ${META_FILE} but missing`,
-        repair: `dropped from ${META_FILE}; the records it held are lost unless the journal still has them`,
-      };
-    }
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return missingShard(relative);
     return { file: relative, what: `cannot be read (${(err as Error).message})`, repair: 'moved aside; records only it held are lost' };
   }
+}
+
+function missingShard(relative: string): Problem {
+  return {
+    file: relative,
+    what: `is listed in ${META_FILE} but missing`,
+    repair: `dropped from ${META_FILE}; the records it held are lost unless the journal still has them`,
+  };
 }
 
 /** Everything in the directory, read; problems collected rather than thrown. */
@@ -458,9 +460,13 @@ export function readDataDir(dir: string, defaultShards: number, readsItself: (na
   const unread = new Map<string, number[]>();
   for (const [name, numbers] of Object.entries(wanted)) {
     if (readsItself(name)) {
+      // the caller may open a shard only when first needed: one listed and not on disk is named now
+      const present = new Set(onDisk[name]);
+      const listed = [...numbers].sort((a, b) => a - b);
+      for (const n of listed) if (!present.has(n)) problems.push(missingShard(path.relative(dir, shardPath(dir, name, n))));
       unread.set(
         name,
-        [...numbers].sort((a, b) => a - b),
+        listed.filter((n) => present.has(n)),
       );
       continue;
     }
