@@ -36,7 +36,7 @@ async function generateOpenApi(spec: DocumentSpec, header: string, outDir: strin
   writeValidators(outDir, header, 'response', schemaId, defs, collected.responses, {});
   writeSerializers(outDir, header, doc, collected.replies);
   writeDocument(outDir, header, doc);
-  writeOperationTable(outDir, header, spec.typeName, collected.operations);
+  writeOperationTable(outDir, header, spec.typeName, collected.operations, doc.components?.securitySchemes ?? {});
 }
 
 async function generateOpenRpc(spec: DocumentSpec, header: string, outDir: string): Promise<void> {

@@ -2,5 +2,3 @@
 // spec-sha256: 9486442bab36db3b3a724e49c94b9195edaaacc5c178dfd5fa4190ee568bf326
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
-/** The document's components.securitySchemes. */
-export declare const securitySchemes: Record<string, any>;

@@ -2191,6 +2191,3 @@ export function loadDocument() {
    }
   };
 }
-
-/** The document's components.securitySchemes. */
-export const securitySchemes = {};

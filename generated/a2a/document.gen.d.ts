@@ -2,5 +2,3 @@
 // spec-sha256: eff259a8bee7b17973fedba5d18aaef9d59b03a29b256b73297b547ac3ca1128
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
-/** The document's components.securitySchemes. */
-export declare const securitySchemes: Record<string, any>;

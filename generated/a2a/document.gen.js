@@ -1601,6 +1601,3 @@ export function loadDocument() {
    }
   };
 }
-
-/** The document's components.securitySchemes. */
-export const securitySchemes = {};

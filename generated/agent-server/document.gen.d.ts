@@ -2,5 +2,3 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
-/** The document's components.securitySchemes. */
-export declare const securitySchemes: Record<string, any>;

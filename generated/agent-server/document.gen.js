@@ -14251,24 +14251,3 @@ export function loadDocument() {
    }
   };
 }
-
-/** The document's components.securitySchemes. */
-export const securitySchemes = {
- "ApiKey": {
-  "type": "apiKey",
-  "in": "header",
-  "name": "X-Api-Key",
-  "description": "API key. Required only when the server's configuration sets `auth.agent_server` to `true`; otherwise anonymous requests are accepted."
- },
- "TenantId": {
-  "type": "apiKey",
-  "in": "header",
-  "name": "X-Tenant-Id",
-  "description": "Selects the tenant a key acts for. Sent alongside `X-Api-Key` or a bearer token; never sufficient on its own."
- },
- "BearerAuth": {
-  "type": "http",
-  "scheme": "bearer",
-  "description": "Bearer token in `Authorization: Bearer <token>`. Required only when `auth.agent_server` is `true`."
- }
-};

@@ -6880,6 +6880,27 @@ export const operations: readonly OperationSpec[] = [
   }
 ];
 
+/** The document's components.securitySchemes. */
+export const securitySchemes: Record<string, any> = {
+  "ApiKey": {
+    "type": "apiKey",
+    "in": "header",
+    "name": "X-Api-Key",
+    "description": "API key. Required only when the server's configuration sets `auth.agent_server` to `true`; otherwise anonymous requests are accepted."
+  },
+  "TenantId": {
+    "type": "apiKey",
+    "in": "header",
+    "name": "X-Tenant-Id",
+    "description": "Selects the tenant a key acts for. Sent alongside `X-Api-Key` or a bearer token; never sufficient on its own."
+  },
+  "BearerAuth": {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "Bearer token in `Authorization: Bearer <token>`. Required only when `auth.agent_server` is `true`."
+  }
+};
+
 /** GET /ok — Check that the server is up */
 export interface HealthRequest {
   path: Record<string, never>;

@@ -2,5 +2,3 @@
 // spec-sha256: 6a51b73ca361b40f4a179c58aa90e3437c75b8712cca6480555cef5b530b1261
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
-/** The document's components.securitySchemes. */
-export declare const securitySchemes: Record<string, any>;

@@ -7949,37 +7949,3 @@ export function loadDocument() {
    }
   };
 }
-
-/** The document's components.securitySchemes. */
-export const securitySchemes = {
- "ApiKey": {
-  "type": "apiKey",
-  "in": "header",
-  "name": "X-Api-Key",
-  "description": "An API key (header name is case-insensitive; `X-API-Key` works too). A key scoped to one workspace needs nothing else; a key that spans several workspaces must " +
-   "also send `X-Tenant-Id`, else 403."
- },
- "TenantId": {
-  "type": "apiKey",
-  "in": "header",
-  "name": "X-Tenant-Id",
-  "description": "Selects the workspace (tenant) for a key that spans several. Alone it does not authenticate: it is only meaningful together with `X-Api-Key` or a bearer token. " +
-   "A tenant the key may not access gives 403."
- },
- "ListenerToken": {
-  "type": "apiKey",
-  "in": "header",
-  "name": "X-Listener-Token",
-  "x-agentplane-verified-by": "operation",
-  "x-agentplane-mock-credential": "aplt_AusGPTxKduJ6WsrIW94gJdYIdl4CfwayZMaAASrq-ZE",
-  "description": "A listener's own token, issued by `createListener` or `rotateListenerToken` (shown once; the control plane keeps only its SHA-256). The operations a listener ca" +
-   "lls as the listener (heartbeat, revision status and logs, a deployment removed) accept only this: an API key of the tenant is refused there, and a token works o" +
-   "nly for the listener it was issued to (any other answers 401, as a missing one). The server checks that the header is present; the operation checks it against t" +
-   "he listener in its path."
- },
- "BearerAuth": {
-  "type": "http",
-  "scheme": "bearer",
-  "description": "`Authorization: Bearer <token>`, where the token is one of the API keys (the same keys `X-Api-Key` accepts). Combine with `X-Tenant-Id` as for `ApiKey`."
- }
-};

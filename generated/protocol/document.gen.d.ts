@@ -2,5 +2,3 @@
 // spec-sha256: 940e41747b0022d9f17a06c5fc845267240b93fbf8b652340ad5395f231b5f5f
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
-/** The document's components.securitySchemes. */
-export declare const securitySchemes: Record<string, any>;

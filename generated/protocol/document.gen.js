@@ -1737,6 +1737,3 @@ export function loadDocument() {
    }
   };
 }
-
-/** The document's components.securitySchemes. */
-export const securitySchemes = {};

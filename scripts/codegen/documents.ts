@@ -69,17 +69,16 @@ export function readOpenRpc(root: string, spec: DocumentSpec): Json {
 /**
  * document.gen.js: `loadDocument()` returns a fresh copy of the document. A JavaScript
  * literal rather than JSON so that long descriptions are split over lines (a spec change
- * is a readable diff); V8 reads it about as fast as JSON. Its security schemes are also a
- * constant of their own: a start reads them to bind each operation's credentials, and
- * building the whole document for them cost every start ~20 ms (the two OpenAPI documents).
+ * is a readable diff); V8 reads it about as fast as JSON. Nothing a start or a request reads
+ * is here (an OpenAPI document's security schemes are in operations.gen.ts): the module is
+ * imported by what reads a whole document, so a start does not parse it.
  */
 export function writeDocument(outDir: string, header: string, doc: Json): void {
-  const schemes = jsLiteral(doc.components?.securitySchemes ?? {}, '');
-  const js = `${header}/* eslint-disable */\nexport function loadDocument() {\n  return ${jsLiteral(doc, '  ')};\n}\n\n/** The document's components.securitySchemes. */\nexport const securitySchemes = ${schemes};\n`;
+  const js = `${header}/* eslint-disable */\nexport function loadDocument() {\n  return ${jsLiteral(doc, '  ')};\n}\n`;
   writeFile(outDir, 'document.gen.js', js);
   writeFile(
     outDir,
     'document.gen.d.ts',
-    `${header}/** A fresh copy of the bundled document. */\nexport declare function loadDocument(): Record<string, any>;\n/** The document's components.securitySchemes. */\nexport declare const securitySchemes: Record<string, any>;\n`,
+    `${header}/** A fresh copy of the bundled document. */\nexport declare function loadDocument(): Record<string, any>;\n`,
   );
 }

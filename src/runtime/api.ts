@@ -3,12 +3,10 @@ import type { RpcContext } from './context.ts';
 import type { MethodSpec, OperationSpec, SerializerTable, ValidatorTable } from './contract.ts';
 import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './transports/jsonrpc.ts';
 import type { Logger } from './logging/logger.ts';
-import { operations as controlPlaneOperations } from '../../generated/control-plane/operations.gen.ts';
-import { operations as agentServerOperations } from '../../generated/agent-server/operations.gen.ts';
+import { operations as controlPlaneOperations, securitySchemes as controlPlaneSchemes } from '../../generated/control-plane/operations.gen.ts';
+import { operations as agentServerOperations, securitySchemes as agentServerSchemes } from '../../generated/agent-server/operations.gen.ts';
 import { methods as a2aMethods } from '../../generated/a2a/methods.gen.ts';
 import { methods as a2aV1Methods } from '../../generated/a2a-v1/methods.gen.ts';
-import * as controlPlaneDocument from '../../generated/control-plane/document.gen.js';
-import * as agentServerDocument from '../../generated/agent-server/document.gen.js';
 import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
 import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.js';
 import * as asParams from '../../generated/agent-server/params.validators.gen.js';
@@ -20,7 +18,10 @@ export type { ValidatorTable } from './contract.ts';
 
 export interface ApiDocument {
   key: 'control-plane' | 'agent-server';
-  /** The whole document, built when first read (the mock and the tests read it; serving does not). */
+  /**
+   * The whole document, built when first read, once `loadApiDocuments()` has loaded its module
+   * (the mock, the console and the tests read it; serving does not).
+   */
   readonly document: Record<string, any>;
   /** Its components.securitySchemes, which the pipeline binds each operation's credentials by. */
   securitySchemes: Record<string, any>;
@@ -45,8 +46,29 @@ function once(load: () => Record<string, any>): () => Record<string, any> {
   let built: Record<string, any> | undefined;
   return () => (built ??= load());
 }
-const controlPlaneObject = once(controlPlaneDocument.loadDocument);
-const agentServerObject = once(agentServerDocument.loadDocument);
+
+/**
+ * The two OpenAPI documents' modules (~650 KB of code), imported by what reads a whole document
+ * (the mock, the console, the tests) and never by a start or a request: parsing them cost every
+ * start ~30 ms of the main thread and ~950 fresh pages. A start binds each operation's
+ * credentials by the security schemes operations.gen.ts carries.
+ */
+let openApiObjects: Record<ApiDocument['key'], () => Record<string, any>> | undefined;
+
+/** Loads the OpenAPI documents' modules, so that `ApiDocument.document` can be read. */
+export async function loadApiDocuments(): Promise<void> {
+  if (openApiObjects) return;
+  const [controlPlane, agentServer] = await Promise.all([
+    import('../../generated/control-plane/document.gen.js'),
+    import('../../generated/agent-server/document.gen.js'),
+  ]);
+  openApiObjects ??= { 'control-plane': once(controlPlane.loadDocument), 'agent-server': once(agentServer.loadDocument) };
+}
+
+function openApiObject(key: ApiDocument['key']): Record<string, any> {
+  if (!openApiObjects) throw new Error(`the ${key} document was read before loadApiDocuments() loaded it`);
+  return openApiObjects[key]();
+}
 
 /**
  * Generated tables imported by the first request that reads them, not by every start before
@@ -98,9 +120,9 @@ export const apiDocuments: ApiDocument[] = [
   {
     key: 'control-plane',
     get document() {
-      return controlPlaneObject();
+      return openApiObject('control-plane');
     },
-    securitySchemes: controlPlaneDocument.securitySchemes,
+    securitySchemes: controlPlaneSchemes,
     operations: controlPlaneOperations,
     get params() {
       return controlPlaneTables.get().params;
@@ -117,9 +139,9 @@ export const apiDocuments: ApiDocument[] = [
   {
     key: 'agent-server',
     get document() {
-      return agentServerObject();
+      return openApiObject('agent-server');
     },
-    securitySchemes: agentServerDocument.securitySchemes,
+    securitySchemes: agentServerSchemes,
     operations: agentServerOperations,
     params: asParams as ValidatorTable,
     get body() {

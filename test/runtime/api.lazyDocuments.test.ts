@@ -1,13 +1,14 @@
 // Serving never builds the OpenAPI documents' objects: a start binds each operation from the
 // generated tables and the documents' security schemes alone (building the two documents cost
-// every start ~20 ms), and so do the requests after it. Only the mock, the console and the
+// every start ~20 ms), and so do the requests after it; nor does it load their modules (~30 ms:
+// server.startLoads.e2e checks that on the shipped entry point). Only the mock, the console and the
 // tests read a whole document; nor the A2A OpenRPC documents (~6 ms and ~170 fresh pages a start),
 // which only the mock reads. Reads are counted on the shared apiDocuments, as the server's
 // pipeline and reply serializers see them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments, rpcDocument, rpcDocumentV1 } from '../../src/runtime/api.ts';
+import { apiDocuments, loadApiDocuments, rpcDocument, rpcDocumentV1 } from '../../src/runtime/api.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 let reads = 0;
@@ -50,7 +51,8 @@ test('a real server starts and answers both areas without building either OpenAP
   assert.equal(listener.status, 401, 'a listener route still requires the listener token its security scheme names');
   assert.match(listener.headers.get('www-authenticate') ?? '', /X-Listener-Token/i);
   assert.equal(reads - readsBefore, 0, 'no request, nor the start, read a whole OpenAPI document');
-  // the document itself is still there for whoever asks
+  // the document itself is still there for whoever asks, once its module is loaded
+  await loadApiDocuments();
   assert.equal(apiDocuments.find((d) => d.key === 'agent-server')!.document.openapi, '3.1.0');
   assert.equal(reads - readsBefore, 1);
 });
@@ -62,4 +64,9 @@ test('the A2A OpenRPC documents are built when first read, not when the API modu
     assert.equal(typeof first.openrpc, 'string', `${doc.key}: the OpenRPC document`);
     assert.equal(doc.document, first, `${doc.key}: built once`);
   }
+});
+
+test("an OpenAPI document's security schemes are the document's own, with no document loaded for them", async () => {
+  await loadApiDocuments();
+  for (const doc of apiDocuments) assert.deepEqual(doc.securitySchemes, doc.document.components.securitySchemes, doc.key);
 });

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments } from '../../src/runtime/api.ts';
+import { apiDocuments, loadApiDocuments } from '../../src/runtime/api.ts';
 import { MOCK_API_KEY } from '../../src/runtime/security/auth.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { createApplication } from '../../src/compose/application.ts';
@@ -15,6 +15,7 @@ import { startServer } from '../../src/compose/server.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
+before(loadApiDocuments);
 const document = (name: string) => apiDocuments.find((d) => d.document.info.title.toLowerCase().includes(name))!.document as Json;
 const exampleValue = (doc: Json, ref: string) =>
   ref

@@ -3,12 +3,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments, loadResponseValidators, rpcDocument, rpcDocumentV1 } from '../../src/runtime/api.ts';
+import { apiDocuments, loadApiDocuments, loadResponseValidators, rpcDocument, rpcDocumentV1 } from '../../src/runtime/api.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
 let server: InProcessApp;
 before(async () => {
+  await loadApiDocuments();
   server = await inProcessApp({ mock: true });
 });
 after(() => server.close());

@@ -4,7 +4,7 @@
 // (init's scaffold, build's image builder, the conformance suite) for those commands, the local and container deploy
 // targets for their first use, the control plane's handlers for the moment the server answers, its request
 // validators and reply serializers for its first request, the agent server's body validators for its first request
-// with a body, and the reply serializers'
+// with a body, the two OpenAPI documents' modules for the first read of a whole document (the console, the mock), and the reply serializers'
 // validator (Ajv) for the first reply that needs one (each costs start time, which is bounded: ≤ 1 s to the first 200). Checked on
 // the shipped entry point with the shipped project file.
 import { test } from 'node:test';
@@ -131,6 +131,13 @@ test('the server on the embedded store answers without having loaded the pg driv
     assert.deepEqual(controlPlaneTables(), [], 'no control-plane request yet: its request validators and reply serializers are not loaded');
     const agentServerBodies = () => loaded().filter((u) => u.endsWith('/generated/agent-server/body.validators.gen.js'));
     assert.deepEqual(agentServerBodies(), [], 'no agent-server request with a body yet: its body validators are not loaded');
+    const openApiDocuments = () => loaded().filter((u) => /\/generated\/(control-plane|agent-server)\/document\.gen\.js$/.test(u));
+    assert.deepEqual(openApiDocuments(), [], 'nothing has read a whole OpenAPI document: their modules are not loaded');
+    // the console's first read loads them
+    const consoleDocument = await fetch(`${url}/docs/console/agent-server.json`);
+    assert.equal(consoleDocument.status, 200);
+    assert.equal(((await consoleDocument.json()) as { openapi?: string }).openapi, '3.1.0');
+    assert.equal(openApiDocuments().length, 2, 'the console loaded both documents');
     // the first one loads them and is checked by them
     const badThread = await fetch(`${url}/threads`, {
       method: 'POST',

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { OpenAPIBackend } from 'openapi-backend';
 import { JSONSchemaFaker } from 'json-schema-faker';
 import type { OperationSpec, RawBody, RpcOutcome, SseEvent } from '../contract.ts';
-import { loadResponseValidators, type ApiDocument } from '../api.ts';
+import { loadApiDocuments, loadResponseValidators, type ApiDocument } from '../api.ts';
 import type { HandlerRegistry, OperationHandler, OperationRequest, Reply } from '../handler.ts';
 import type { RequestContext } from '../context.ts';
 import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../transports/jsonrpc.ts';
@@ -69,6 +69,8 @@ const DYNAMIC_ATTEMPTS = 20;
  */
 export async function createMockHandlers(documents: ApiDocument[], dispatchers?: Record<A2AVersion, JsonRpcDispatcher>): Promise<HandlerRegistry> {
   const validators = (await loadResponseValidators()).http as Record<string, Validate>;
+  // the OpenAPI documents' modules, which a real server's start never loads
+  await loadApiDocuments();
   const handlers: Record<string, OperationHandler> = {};
   for (const { document, operations } of documents) {
     const backend = new OpenAPIBackend({ definition: structuredClone(document) as never, quick: true, validate: false });

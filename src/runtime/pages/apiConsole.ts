@@ -5,8 +5,6 @@
 // "Try it out" lists what exists instead of an empty page, and create examples that create
 // anew on every Execute instead of answering 409 the second time. The A2A OpenRPC document, which
 // Swagger UI cannot show, gets a generated page.
-import { loadDocument as loadControlPlane } from '../../../generated/control-plane/document.gen.js';
-import { loadDocument as loadAgentServer } from '../../../generated/agent-server/document.gen.js';
 import { loadDocument as loadA2A } from '../../../generated/a2a/document.gen.js';
 
 type Json = any;
@@ -89,13 +87,21 @@ function stripExamples(schema: Json): Json {
   return rest;
 }
 
-let documents: Record<string, string> | undefined;
-/** The console's documents by file name, as JSON text (built once). */
-export function consoleDocuments(): Record<string, string> {
-  documents ??= {
-    'control-plane.json': JSON.stringify(consoleDocument(loadControlPlane())),
-    'agent-server.json': JSON.stringify(consoleDocument(loadAgentServer())),
-  };
+/** The console's documents' file names. */
+export const CONSOLE_DOCUMENTS = ['control-plane.json', 'agent-server.json'] as const;
+
+let documents: Promise<Record<string, string>> | undefined;
+/**
+ * The console's documents by file name, as JSON text (built once). The OpenAPI documents' modules
+ * are imported here, at the console's first read, not by the start (api.ts: loadApiDocuments).
+ */
+export function consoleDocuments(): Promise<Record<string, string>> {
+  documents ??= Promise.all([import('../../../generated/control-plane/document.gen.js'), import('../../../generated/agent-server/document.gen.js')]).then(
+    ([controlPlane, agentServer]) => ({
+      'control-plane.json': JSON.stringify(consoleDocument(controlPlane.loadDocument())),
+      'agent-server.json': JSON.stringify(consoleDocument(agentServer.loadDocument())),
+    }),
+  );
   return documents;
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { packagePath } from '../packageRoot.ts';
-import { UNIQUE_MARKER, consoleDocuments, openRpcPage } from './apiConsole.ts';
+import { CONSOLE_DOCUMENTS, UNIQUE_MARKER, consoleDocuments, openRpcPage } from './apiConsole.ts';
 import { FAVICON } from './favicon.ts';
 import { withServerBase } from './servedSpec.ts';
 
@@ -78,9 +78,18 @@ export function createDocsRoutes(baseUrl: (req: IncomingMessage) => string): (re
     if (pathname === '/favicon.ico') return reply(res, 'image/x-icon', FAVICON);
     if (pathname === '/docs/a2a') return reply(res, 'text/html; charset=utf-8', openRpcPage());
     if (pathname.startsWith('/docs/console/')) {
-      const document = consoleDocuments()[pathname.slice('/docs/console/'.length)];
-      // the examples that carry an address (agent cards) show this server's, as /spec/ does
-      return document === undefined ? false : reply(res, 'application/json', withServerBase(document, baseUrl(req), 'json'), VARY_ADDRESS);
+      const name = pathname.slice('/docs/console/'.length);
+      if (!(CONSOLE_DOCUMENTS as readonly string[]).includes(name)) return false;
+      // the documents' modules load at the console's first read (apiConsole.ts), so the reply follows them
+      void consoleDocuments().then(
+        // the examples that carry an address (agent cards) show this server's, as /spec/ does
+        (documents) => reply(res, 'application/json', withServerBase(documents[name], baseUrl(req), 'json'), VARY_ADDRESS),
+        () => {
+          res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+          res.end('the API documents could not be loaded');
+        },
+      );
+      return true;
     }
     if (pathname.startsWith('/docs/assets/')) {
       const name = pathname.slice('/docs/assets/'.length);

@@ -1,15 +1,16 @@
 // The A2A v1.0 HTTP+JSON bodies are typed by the OpenRPC document's schemas, copied into the
 // agent server's bundled OpenAPI document (issue 85: they were open objects, so no fuzzer or
 // generated client could check them).
-import { test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inlineForeignSchemas } from '../../../scripts/codegen/foreignSchemas.ts';
-import { apiDocuments } from '../../../src/runtime/api.ts';
+import { apiDocuments, loadApiDocuments } from '../../../src/runtime/api.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
 type Json = any;
+before(loadApiDocuments);
 
 test('a $ref into a2a-v1.openrpc.json becomes a local A2AV1 schema, with what it refers to, once', () => {
   const dir = tempDir('foreign-');

@@ -2,7 +2,7 @@
 // spec describes, nothing the spec does not declare, and open objects written whole.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiDocuments, rpcDocument } from '../../../../src/runtime/api.ts';
+import { apiDocuments, loadApiDocuments, rpcDocument } from '../../../../src/runtime/api.ts';
 import { createLogger } from '../../../../src/runtime/logging/logger.ts';
 import { ReplySerializers, SerializerMismatch } from '../../../../src/runtime/transports/http/replySerializers.ts';
 import { inProcessApp } from '../../../support/server.ts';
@@ -14,6 +14,7 @@ const controlPlane = apiDocuments.find((d) => d.key === 'control-plane')!;
 const agentServer = apiDocuments.find((d) => d.key === 'agent-server')!;
 // the control plane's serializers load with its first request (api.ts); these tests write its replies directly
 before(() => controlPlane.whenTables?.(controlPlane.operations[0]));
+before(loadApiDocuments);
 const op = (doc: typeof controlPlane, id: string) => doc.operations.find((o) => o.operationId === id)!;
 /** The response's example: the unnamed one, else the first named one (a component example). */
 function example(doc: typeof controlPlane, path: string, method: string, status: string) {
