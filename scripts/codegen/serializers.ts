@@ -1,7 +1,8 @@
-// reply.serializers.gen.js: one fast-json-stringify serializer per distinct JSON response
+// reply.serializers.gen.js and reply.serializers/: one fast-json-stringify serializer per distinct JSON response
 // schema, compiled here rather than at start (compiling them all costs about a second, paid
 // on every start of every server otherwise) and kept as reviewable code. A schema the
 // serializer cannot compile fails `npm run generate`, never a running server.
+import path from 'node:path';
 import fastJson from 'fast-json-stringify';
 import { jsLiteral, writeFile } from './output.ts';
 import type { Json } from './schemas.ts';
@@ -63,11 +64,15 @@ function factoryOf(code: string, name: string, shared: { json?: string }): strin
 
 /**
  * Writes the serializers of `replies` (response schemas by validator name, as the document
- * writes them): `serializers[name]()` builds that reply's serializer.
+ * writes them). Each factory is a module of its own, `reply.serializers/<factory>.gen.js`
+ * (`default` builds that reply's serializer), and `reply.serializers.gen.js` names each reply's
+ * factory and how to import its module: the runtime imports an operation's serializers with its
+ * first request (api.ts), so a start parses the few its first requests write, not all of them
+ * (the agent server's were ~890 KB, ~45 ms of every start's main thread and ~1,200 fresh pages).
  */
 export function writeSerializers(outDir: string, header: string, doc: Json, replies: Record<string, Json>): void {
   const external = { [DEFS]: forSerializer({ $id: DEFS, definitions: doc.components?.schemas ?? {} }) };
-  const factories: string[] = [];
+  const factories = new Map<string, string>();
   const shared: { json?: string } = {};
   const bySchema = new Map<string, string>();
   const table: string[] = [];
@@ -83,29 +88,42 @@ export function writeSerializers(outDir: string, header: string, doc: Json, repl
       } catch (err) {
         throw new Error(`${name}: fast-json-stringify cannot compile this response schema: ${(err as Error).message}`);
       }
-      factories.push(factoryOf(code, factory, shared));
+      factories.set(factory, factoryOf(code, factory, shared));
     }
-    table.push(`  ${name}: ${factory},`);
+    table.push(`  ${name}: '${factory}',`);
   }
-  // The validator (Ajv and its formats, ~35 ms to load) is needed only by the few serializers
-  // of a reply with alternatives, so the first of them to be built requires it, not the start.
-  const imports = [
-    `import { createRequire } from 'node:module';`,
-    `import FjsSerializer from 'fast-json-stringify/lib/serializer.js';`,
-    ``,
-    `const require = createRequire(import.meta.url);`,
-    `let FjsValidator;`,
-    `/** fast-json-stringify's validator, required the first time a serializer that needs one is built. */`,
-    `const fjsValidator = () => (FjsValidator ??= require('fast-json-stringify/lib/validator.js'));`,
-  ].join('\n');
-  const components =
-    shared.json === undefined
-      ? ''
-      : // a function, not a constant: a literal this size cost each start ~10 ms to build, and
-        // only the serializers of a reply with alternatives (built on first use) read it
-        `/** The document's component schemas, as the serializers' validators read them: built once, when first asked for. */\nlet COMPONENTS;\nconst components = () => (COMPONENTS ??= ${jsLiteral(JSON.parse(shared.json), '')});\n\n`;
-  const js = `${header}/* eslint-disable */\n${imports}\n\n${components}${factories.join('\n\n')}\n\nexport const serializers = {\n${table.join('\n')}\n};\n`;
+  const folder = path.join(outDir, 'reply.serializers');
+  if (shared.json !== undefined) {
+    // The validator (Ajv and its formats, ~35 ms to load) and the components are needed only by
+    // the few serializers of a reply with alternatives: the first of them to be built requires it.
+    const sharedJs = [
+      `${header}/* eslint-disable */`,
+      `import { createRequire } from 'node:module';`,
+      ``,
+      `const require = createRequire(import.meta.url);`,
+      `let FjsValidator;`,
+      `/** fast-json-stringify's validator, required the first time a serializer that needs one is built. */`,
+      `export const fjsValidator = () => (FjsValidator ??= require('fast-json-stringify/lib/validator.js'));`,
+      ``,
+      // a function, not a constant: a literal this size cost ~10 ms to build, and only a serializer being built reads it
+      `/** The document's component schemas, as the serializers' validators read them: built once, when first asked for. */`,
+      `let COMPONENTS;`,
+      `export const components = () => (COMPONENTS ??= ${jsLiteral(JSON.parse(shared.json), '')});`,
+      ``,
+    ].join('\n');
+    writeFile(folder, 'shared.gen.js', sharedJs);
+  }
+  for (const [factory, code] of factories) {
+    const needs = [/\bfjsValidator\(\)/.test(code) && 'fjsValidator', /\bcomponents\(\)/.test(code) && 'components'].filter(Boolean);
+    const imports = [
+      `import FjsSerializer from 'fast-json-stringify/lib/serializer.js';`,
+      ...(needs.length ? [`import { ${needs.join(', ')} } from './shared.gen.js';`] : []),
+    ].join('\n');
+    writeFile(folder, `${factory}.gen.js`, `${header}/* eslint-disable */\n${imports}\n\nexport default ${code}\n`);
+  }
+  const modules = [...factories.keys()].map((factory) => `  ${factory}: () => import('./reply.serializers/${factory}.gen.js'),`);
+  const js = `${header}/* eslint-disable */\n/** Each factory's module, imported when an operation that writes one of its replies is first served. */\nexport const modules = {\n${modules.join('\n')}\n};\n\n/** Each JSON reply's factory, by the name of its response validator. */\nexport const serializers = {\n${table.join('\n')}\n};\n`;
   writeFile(outDir, 'reply.serializers.gen.js', js);
-  const dts = `${header}import type { SerializerTable } from '../../src/runtime/contract.ts';\n/** Each JSON reply's serializer factory, by the name of its response validator. */\nexport declare const serializers: SerializerTable;\n`;
+  const dts = `${header}import type { SerializerModules } from '../../src/runtime/contract.ts';\n/** Each factory's module, imported when an operation that writes one of its replies is first served. */\nexport declare const modules: SerializerModules['modules'];\n/** Each JSON reply's factory, by the name of its response validator. */\nexport declare const serializers: SerializerModules['serializers'];\n`;
   writeFile(outDir, 'reply.serializers.gen.d.ts', dts);
 }

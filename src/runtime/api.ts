@@ -1,6 +1,6 @@
 // The generated contract, loaded once: operation tables, bundled documents and validators.
 import type { RpcContext } from './context.ts';
-import type { MethodSpec, OperationSpec, SerializerTable, ValidatorTable } from './contract.ts';
+import type { MethodSpec, OperationSpec, Serialize, SerializerModules, SerializerTable, ValidatorTable } from './contract.ts';
 import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './transports/jsonrpc.ts';
 import type { Logger } from './logging/logger.ts';
 import { operations as controlPlaneOperations, securitySchemes as controlPlaneSchemes } from '../../generated/control-plane/operations.gen.ts';
@@ -12,7 +12,7 @@ import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.j
 import * as asParams from '../../generated/agent-server/params.validators.gen.js';
 import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
 import * as a2aV1Params from '../../generated/a2a-v1/params.validators.gen.js';
-import { serializers as asSerializers } from '../../generated/agent-server/reply.serializers.gen.js';
+import * as asReplies from '../../generated/agent-server/reply.serializers.gen.js';
 
 export type { ValidatorTable } from './contract.ts';
 
@@ -29,12 +29,12 @@ export interface ApiDocument {
   /** params, body and serializers: read only once `tablesLoaded` says so, where it is present (see lazyTable). */
   params: ValidatorTable;
   body: ValidatorTable;
-  /** The JSON replies' serializers, by response validator name. */
+  /** The JSON replies' serializers, by response validator name: an operation's are there once `tablesLoaded` says so. */
   serializers: SerializerTable;
   /**
    * Where some tables load with the first request that reads them (all of the control plane's,
-   * the agent server's request bodies): whether those `operation` reads have loaded. Absent
-   * where every table loads with the server.
+   * the agent server's request bodies, each operation's reply serializers): whether those
+   * `operation` reads have loaded. Absent where every table loads with the server.
    */
   tablesLoaded?(operation: OperationSpec): boolean;
   /** undefined once `operation`'s tables can be read, else their load, started by the call. */
@@ -103,14 +103,64 @@ function lazyTable<T>(what: string, load: () => Promise<T>) {
   };
 }
 
+/**
+ * A document's reply serializers, each factory's module imported with the first request of an
+ * operation that writes it (ApiDocument.whenTables), not with the server: the agent server's
+ * are ~890 KB of generated code, ~45 ms of a start's main thread and ~1,200 fresh pages, of
+ * which a start's first requests write a few. `table` holds the loaded ones, by reply name.
+ */
+function serializersByOperation(generated: () => SerializerModules) {
+  const table: Record<string, () => Serialize> = {};
+  const factories = new Map<string, Promise<() => Serialize>>();
+  const namesOf = (operation: OperationSpec) =>
+    Object.values(operation.responses)
+      .map((r) => r.validator)
+      .filter((name): name is string => typeof name === 'string' && name in generated().serializers);
+  const factory = (name: string): Promise<() => Serialize> => {
+    const { modules, serializers } = generated();
+    const module = serializers[name];
+    let loading = factories.get(module);
+    if (!loading) {
+      loading = modules[module]().then(
+        (loaded) => loaded.default,
+        (err: unknown) => {
+          // a later request tries again, not the same failure forever
+          factories.delete(module);
+          throw err;
+        },
+      );
+      factories.set(module, loading);
+    }
+    return loading;
+  };
+  return {
+    table: table as SerializerTable,
+    loaded: (operation: OperationSpec) => namesOf(operation).every((name) => name in table),
+    load(operation: OperationSpec): Promise<void> | undefined {
+      const missing = namesOf(operation).filter((name) => !(name in table));
+      if (!missing.length) return undefined;
+      return Promise.all(missing.map((name) => factory(name).then((build) => void (table[name] = build)))).then(() => undefined);
+    },
+  };
+}
+
+/** Both loads, or undefined where neither is needed. */
+function bothLoaded(a: Promise<void> | undefined, b: Promise<void> | undefined): Promise<void> | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return Promise.all([a, b]).then(() => undefined);
+}
+
 const controlPlaneTables = lazyTable("the control plane's tables", async () => {
   const [params, body, replies] = await Promise.all([
     import('../../generated/control-plane/params.validators.gen.js'),
     import('../../generated/control-plane/body.validators.gen.js'),
     import('../../generated/control-plane/reply.serializers.gen.js'),
   ]);
-  return { params: params as ValidatorTable, body: body as ValidatorTable, serializers: replies.serializers as SerializerTable };
+  return { params: params as ValidatorTable, body: body as ValidatorTable, replies: replies as SerializerModules };
 });
+const controlPlaneReplies = serializersByOperation(() => controlPlaneTables.get().replies);
+const agentServerReplies = serializersByOperation(() => asReplies as SerializerModules);
 const agentServerBodies = lazyTable(
   "the agent server's body validators",
   async () => (await import('../../generated/agent-server/body.validators.gen.js')) as ValidatorTable,
@@ -130,11 +180,12 @@ export const apiDocuments: ApiDocument[] = [
     get body() {
       return controlPlaneTables.get().body;
     },
-    get serializers() {
-      return controlPlaneTables.get().serializers;
+    serializers: controlPlaneReplies.table,
+    tablesLoaded: (operation) => controlPlaneTables.loaded() && controlPlaneReplies.loaded(operation),
+    whenTables: (operation) => {
+      const tables = controlPlaneTables.load();
+      return tables ? tables.then(() => controlPlaneReplies.load(operation)) : controlPlaneReplies.load(operation);
     },
-    tablesLoaded: controlPlaneTables.loaded,
-    whenTables: () => controlPlaneTables.load(),
   },
   {
     key: 'agent-server',
@@ -147,9 +198,9 @@ export const apiDocuments: ApiDocument[] = [
     get body() {
       return agentServerBodies.get();
     },
-    serializers: asSerializers,
-    tablesLoaded: (operation) => !operation.body || agentServerBodies.loaded(),
-    whenTables: (operation) => (operation.body ? agentServerBodies.load() : undefined),
+    serializers: agentServerReplies.table,
+    tablesLoaded: (operation) => (!operation.body || agentServerBodies.loaded()) && agentServerReplies.loaded(operation),
+    whenTables: (operation) => bothLoaded(operation.body ? agentServerBodies.load() : undefined, agentServerReplies.load(operation)),
   },
 ];
 

@@ -11,8 +11,14 @@ export interface Validator {
 /** Writes a reply's body as JSON text, as its response schema says. */
 export type Serialize = (body: unknown) => string;
 
-/** Generated serializers (reply.serializers.gen.js): each builds its reply's serializer, by response validator name. */
+/** Reply serializers' factories, by response validator name: each builds its reply's serializer. */
 export type SerializerTable = Readonly<Record<string, () => Serialize>>;
+
+/** Generated serializers (reply.serializers.gen.js): each reply's factory by response validator name, and each factory's module. */
+export interface SerializerModules {
+  modules: Readonly<Record<string, () => Promise<{ default: () => Serialize }>>>;
+  serializers: Readonly<Record<string, string>>;
+}
 
 /** Validators of one generated file, by name. */
 export type ValidatorTable = Readonly<Record<string, Validator>>;

@@ -45,3 +45,50 @@ test('the first agent-server requests with a body, sent together, are validated 
   assert.deepEqual(((await created.json()) as { metadata: Record<string, unknown> }).metadata.n, 1);
   assert.equal(read.status, 200);
 });
+
+test("an agent-server operation's reply serializers load with its first request, and that reply is written by them", async () => {
+  // a fresh instance of the module (its own lazy tables), whatever this process's other tests loaded
+  const fresh = (await import(`../../src/runtime/api.ts?fresh=${Date.now()}`)) as typeof import('../../src/runtime/api.ts');
+  const { ReplySerializers } = await import('../../src/runtime/transports/http/replySerializers.ts');
+  const { createLogger } = await import('../../src/runtime/logging/logger.ts');
+  const doc = fresh.apiDocuments.find((d) => d.key === 'agent-server')!;
+  const getAssistant = doc.operations.find((o) => o.operationId === 'getAssistant')!;
+  assert.equal(doc.tablesLoaded?.(getAssistant), false, 'not loaded with the module');
+  assert.equal(doc.serializers.getAssistant_200, undefined);
+  const health = doc.operations.find((o) => o.operationId === 'health')!;
+  await doc.whenTables?.(getAssistant);
+  assert.equal(doc.tablesLoaded?.(getAssistant), true);
+  assert.equal(typeof doc.serializers.getAssistant_200, 'function');
+  assert.equal(doc.whenTables?.(getAssistant), undefined, 'loaded once');
+  assert.equal(doc.serializers.health_200, undefined, "another operation's are not loaded with it");
+  await doc.whenTables?.(health);
+  const assistant = {
+    assistant_id: '11111111-2222-4333-8444-555555555555',
+    graph_id: 'agent',
+    config: {},
+    context: {},
+    created_at: '2026-12-01T00:00:00Z',
+    updated_at: '2026-12-01T00:00:00Z',
+    metadata: {},
+    version: 1,
+    name: 'agent',
+    description: null,
+  };
+  const text = new ReplySerializers([doc], createLogger('silent')).write(getAssistant, 200, { ...assistant, internal_token: 'tok-123' });
+  assert.doesNotMatch(text, /tok-123/, 'written by the schema: an undeclared field never reaches the client');
+  assert.equal(JSON.parse(text).assistant_id, assistant.assistant_id);
+});
+
+test('the first agent-server read of its kind, sent with others, is answered and refused as the contract says', async () => {
+  agentServer ??= await areaApp('agent-server');
+  const [missing, badId, ok] = await Promise.all([
+    agentServer.api('/assistants/11111111-2222-4333-8444-555555555555'),
+    agentServer.api('/threads/not-a-uuid'),
+    agentServer.api('/ok'),
+  ]);
+  assert.equal(missing.status, 404);
+  assert.equal(typeof ((await missing.json()) as { detail?: unknown }).detail, 'string');
+  assert.equal(badId.status, 422);
+  assert.deepEqual(((await badId.json()) as { detail: { loc: string[] }[] }).detail[0].loc, ['path', 'thread_id']);
+  assert.deepEqual(await ok.json(), { ok: true });
+});

@@ -131,6 +131,10 @@ test('the server on the embedded store answers without having loaded the pg driv
     assert.deepEqual(controlPlaneTables(), [], 'no control-plane request yet: its request validators and reply serializers are not loaded');
     const agentServerBodies = () => loaded().filter((u) => u.endsWith('/generated/agent-server/body.validators.gen.js'));
     assert.deepEqual(agentServerBodies(), [], 'no agent-server request with a body yet: its body validators are not loaded');
+    // each operation's reply serializers load with its first request: /ok's, not the other operations'
+    const agentServerSerializers = () => loaded().filter((u) => /\/generated\/agent-server\/reply\.serializers\/serializer\d+\.gen\.js$/.test(u));
+    const atFirst200 = agentServerSerializers().length;
+    assert.ok(atFirst200 > 0 && atFirst200 <= 3, `the first requests' serializers only: ${agentServerSerializers().join(', ')}`);
     const openApiDocuments = () => loaded().filter((u) => /\/generated\/(control-plane|agent-server)\/document\.gen\.js$/.test(u));
     assert.deepEqual(openApiDocuments(), [], 'nothing has read a whole OpenAPI document: their modules are not loaded');
     // the console's first read loads them
@@ -146,6 +150,7 @@ test('the server on the embedded store answers without having loaded the pg driv
     });
     assert.equal(badThread.status, 422, await badThread.text());
     assert.equal(agentServerBodies().length, 1, 'the first request with a body loaded the body validators');
+    assert.ok(agentServerSerializers().length > atFirst200, "the first POST /threads loaded its operation's serializers");
 
     // the first control-plane request loads them and is checked by them: a bad query is refused as the contract says
     const refused = await fetch(`${url}/v2/deployments?limit=nope`, { headers: { 'x-api-key': key } });

@@ -12,8 +12,8 @@ import type { AppFactory } from '../../../../src/compose/server.ts';
 
 const controlPlane = apiDocuments.find((d) => d.key === 'control-plane')!;
 const agentServer = apiDocuments.find((d) => d.key === 'agent-server')!;
-// the control plane's serializers load with its first request (api.ts); these tests write its replies directly
-before(() => controlPlane.whenTables?.(controlPlane.operations[0]));
+// each operation's serializers load with its first request (api.ts); these tests write replies directly
+before(() => Promise.all(apiDocuments.flatMap((doc) => doc.operations.map((operation) => doc.whenTables?.(operation)))));
 before(loadApiDocuments);
 const op = (doc: typeof controlPlane, id: string) => doc.operations.find((o) => o.operationId === id)!;
 /** The response's example: the unnamed one, else the first named one (a component example). */
