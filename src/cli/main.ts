@@ -13,9 +13,8 @@ import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project/pr
 import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/project/devDataDir.ts';
 // what only `init`, `conformance` and `build` use is imported by them: serve's start does not load it
 import type { BuildOptions } from './buildCommand.ts';
-import type { RunningServer } from '../compose/server.ts';
+import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
 import { compileProjectAhead } from '../compose/projectCompilation.ts';
-import { beginGraphsAhead } from '../compose/graphsAhead.ts';
 import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
@@ -89,14 +88,7 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   // serve imports the project's TypeScript compiled by esbuild meanwhile, not through tsx's hooks (dev keeps them: its reload)
-  if (mode === 'serve') {
-    compileProjectAhead(config, log);
-    // the start's check that the graphs load begins in a run worker now, beside the store's opening (compose/graphsAhead.ts)
-    beginGraphsAhead(config);
-  }
-  // the server's modules (the generated tables' ~2.6 MB among them) load after that worker
-  // began, not before `serve` could begin it (the bundle's main.js then holds ~0.2 MB, not 3.4)
-  const { createApplication, startServer } = await import('../compose/server.ts');
+  if (mode === 'serve') compileProjectAhead(config, log);
   const server = await startServer(config, createApplication, log);
   // what a busy spell left behind is given back once the server is idle (runtime/idle/idleCollector.ts)
   const collector = startIdleCollector();

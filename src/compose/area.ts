@@ -19,8 +19,6 @@ export type AreaName = 'control-plane' | 'agent-server' | 'a2a';
 export const AREAS: readonly AreaName[] = ['control-plane', 'agent-server', 'a2a'];
 
 /** What the areas are built from: what the server made, and the ports the composition root's backend provides. */
-import type { WorkerAhead } from '../adapters/run-workers/workerAhead.ts';
-
 export interface AreaPorts extends ServerDeps {
   store: Store;
   /** Locks, singleton leases and wake-ups shared with the other replicas on the store. */
@@ -32,8 +30,6 @@ export interface AreaPorts extends ServerDeps {
    * embedded store, where the composition root builds them over its collections.
    */
   queries: BackendQueries;
-  /** The run worker loading the project's graphs ahead of the application (graphsAhead.ts), where one was begun. */
-  graphsAhead?: Promise<WorkerAhead | undefined>;
 }
 
 /** What the composition root makes of the backend for the agent server's runs. */

@@ -6,7 +6,6 @@ import type { ServerConfig } from '../runtime/config.ts';
 import { createLogger, type Logger } from '../runtime/logging/logger.ts';
 import { startHttpServer, type HttpServer } from '../runtime/server.ts';
 import { openBackend } from './backend.ts';
-import { startGraphsAhead } from './graphsAhead.ts';
 
 export type { AppFactory, AppFactoryDeps, AreaName } from './area.ts';
 export type { Application, BackgroundModule } from '../runtime/application.ts';
@@ -20,17 +19,7 @@ export interface RunningServer extends HttpServer {
  * The real application, imported when the server makes it: its modules (LangGraph among
  * them, and tsx for the project's graphs) load after the port listens, not before.
  */
-export const createApplication: AppFactory = async (deps) => {
-  // the project's graphs begin loading in a run worker meanwhile, on the other core (graphsAhead.ts)
-  const graphsAhead = startGraphsAhead(deps.config).catch(() => undefined);
-  try {
-    return await (await import('./application.ts')).createApplication({ ...deps, graphsAhead });
-  } catch (err) {
-    // a start refused leaves no worker behind
-    await (await graphsAhead)?.stop();
-    throw err;
-  }
-};
+export const createApplication: AppFactory = async (deps) => (await import('./application.ts')).createApplication(deps);
 
 /** The application of some areas only, imported as createApplication is. */
 const areasApplication =

@@ -55,12 +55,6 @@ export function compiledProjectModules(): Record<string, string> | undefined {
   return compiledNow && 'modules' in compiledNow && compiledNow.modules.size ? Object.fromEntries(compiledNow.modules) : undefined;
 }
 
-/** Once the compile ahead is over: the modules it made (none where the project has no TypeScript); undefined where none was begun (dev) or it fell back to tsx. */
-export async function projectCompiledAhead(): Promise<{ modules: Record<string, string> | undefined } | undefined> {
-  const project = compiled && (await compiled);
-  return project && 'modules' in project ? { modules: compiledProjectModules() } : undefined;
-}
-
 /** Modules compiled by another thread (a run worker's project, compiled by the main thread). */
 export function useCompiledProjectModules(modules: Record<string, string>): void {
   compiledNow = { modules: new Map(Object.entries(modules)) };
@@ -86,12 +80,6 @@ async function importShippedLibraries(files: readonly string[]): Promise<void> {
     // a library that fails here fails the project's own import the same way, with its message
     await import(specifier).catch(() => undefined);
   }
-}
-
-/** The libraries agentplane ships that the project's TypeScript modules among `files` import (see shippedLibraries): loadable before they compile. */
-export function projectLibraries(files: readonly string[]): string[] {
-  const typescript = files.filter((file) => TYPESCRIPT_FILE.test(file));
-  return typescript.length ? shippedLibraries(typescript) : [];
 }
 
 /**

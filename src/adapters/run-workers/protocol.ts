@@ -16,12 +16,6 @@ export interface WorkerSetup {
   fresh: boolean;
   /** The project's modules compiled by the main thread (source → JavaScript's URL: shared/projectCompile.ts), imported from there; absent: through tsx. */
   modules?: Record<string, string>;
-  /** The server's URL where it was known when the worker started (one started ahead asks no one: its pool is not there yet). */
-  apiUrl?: string;
-  /** Packages the project's graphs import, imported first (LangGraph): a worker begun before the project compiled loads them meanwhile. */
-  libraries?: string[];
-  /** Begun before the project compiled and the port listened: its modules and the server's URL come in a `project` message, awaited before the graphs load. */
-  awaitsProject?: true;
   /** How often a worker says which of its runs progressed (`alive`, the run watchdog's heartbeat); absent or 0: never. */
   heartbeatMs?: number;
 }
@@ -48,9 +42,7 @@ export type ToWorker =
   | { type: 'go'; runId: string; next?: NextOffer }
   | { type: 'drop'; runId: string }
   /** Asks the worker for its heap's size (answered by `heap`): the pool retires a large idle one (runtime/idle/workerRetirement.ts). */
-  | { type: 'heap' }
-  /** To a worker that `awaitsProject`: the project's compiled modules (absent: none) and the server's URL. */
-  | { type: 'project'; modules?: Record<string, string>; apiUrl?: string };
+  | { type: 'heap' };
 
 /** The thread's next run, offered to start ahead once the run `after` ends well. */
 export interface NextOffer {
@@ -68,8 +60,6 @@ export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: 
 export type FromWorker =
   /** `heapBytes`: its heap (committed) once the project is loaded, the size a retirement measures growth from. */
   | { type: 'ready'; heapBytes: number }
-  /** The project's graphs loaded (before the worker is ready): each graph's kind, by id in the project file's order. */
-  | { type: 'graphsLoaded'; kinds: Record<string, 'plain' | 'langgraph' | 'factory'> }
   /** The answer to `heap`: the largest its heap (committed) was at a run's end since the last `heap`, or now if larger. */
   | { type: 'heap'; bytes: number }
   | { type: 'loadFailed'; error: RunError }

@@ -185,14 +185,9 @@ function publish(runId: string, event: string, data: unknown): void {
   }
 }
 
-/** What a worker begun ahead (setup.awaitsProject) is told once the project compiled and the port listens. */
-let projectTold: (project: Extract<ToWorker, { type: 'project' }>) => void = () => {};
-const project = new Promise<Extract<ToWorker, { type: 'project' }>>((resolve) => (projectTold = resolve));
-
 // replies are listened for from the start: loading the project may call the main thread
 port.on('message', (message: ToWorker) => {
   if (message.type === 'reply') answered(message);
-  else if (message.type === 'project') projectTold(message);
   // answers posted together (replyOutbox.ts), settled in the order they were given
   else if (message.type === 'replies') for (const reply of message.replies) answered(reply);
 });
@@ -224,22 +219,14 @@ async function serverUrl(): Promise<string | undefined> {
 }
 
 async function main(): Promise<void> {
-  // the libraries the graphs import (LangGraph: most of a start), while the main thread opens
-  // the store, listens and esbuild compiles the project; one that fails here fails the graph's
-  // own import the same way, with its message
-  for (const library of setup.libraries ?? []) await import(library).catch(() => undefined);
-  const { modules, apiUrl } = setup.awaitsProject ? await project : setup;
   // before the project's modules load: they may call getLogger() or new Client() at the top
   installProjectGlobals({ log, apiUrl: serverUrl });
   // a graph's authenticate() (sdk/auth.ts) is answered by the main thread, which holds the auth service
   installAgentAuth((request) => call('agentAuth', 'authenticate', [request]) as Promise<AgentAuthAnswer>);
-  if (apiUrl) setProjectApiUrl(apiUrl);
   await serverUrl();
   const stores = remoteStores(call);
-  if (modules && !setup.fresh) useCompiledProjectModules(modules);
+  if (setup.modules && !setup.fresh) useCompiledProjectModules(setup.modules);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, stores.checkpointer, { functions: setup.functions, fresh: setup.fresh });
-  // the start's check that the graphs load (compose/workerAhead.ts): told as soon as they did
-  send({ type: 'graphsLoaded', kinds: Object.fromEntries(graphs.ids().map((id) => [id, graphs.get(id)!.kind])) });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
   await loadRunModules();
   // the run path run here on a graph of its own, so the first run of the project's graphs finds it compiled

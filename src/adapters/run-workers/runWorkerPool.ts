@@ -61,8 +61,7 @@
 // a thread whose last run there stopped for input (`awaiting`): the human's answer, whenever it
 // comes, resumes the thread there and finds the graph's module state (affinity, above).
 import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
-import type { Worker } from 'node:worker_threads';
-import { startRunWorker, withHeartbeat, HEARTBEAT_MAX_MS, type WorkerAhead } from './workerAhead.ts';
+import { Worker } from 'node:worker_threads';
 import { WatchdogRounds } from './watchdogRounds.ts';
 import { keepYoungGenerationFloor } from './youngGenerationFloor.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
@@ -77,7 +76,6 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
 import type { FirstReadsKind } from './firstReads.ts';
-import type { LoadedGraph } from '../../domain/agent/graphs/graphs.ts';
 import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { batchGroups, isOrderedWrite } from './batchGroups.ts';
@@ -97,8 +95,6 @@ export interface RunWorkerPoolOptions {
   log: Logger;
   /** How long a cancelled run's worker has to end it before it is terminated (default 5 s). */
   abortGraceMs?: number;
-  /** A worker started before the pool (compose/graphsAhead.ts, with this setup): its first. */
-  ahead?: WorkerAhead;
   /** Each worker's heap limit in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); Node's default when absent. */
   memoryMb?: number | null;
   /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
@@ -127,15 +123,11 @@ interface Task {
   stalled?: RunError;
 }
 
-type GraphKind = LoadedGraph['kind'];
-
 /** A worker of the pool, with the runs it was given (a decorator, runsAhead.ts, reads its id and tasks). */
 export interface Slot {
   id: number;
   worker: Worker;
   ready: Promise<void>;
-  /** Its graphs loaded (their kinds by id), before it is ready; rejected with the reason where they did not. */
-  loaded: Promise<Record<string, GraphKind>>;
   /** The runs posted to it. */
   tasks: Map<string, Task>;
   /** Runs given to it that wait for it to load the project before they are posted. */
@@ -218,8 +210,12 @@ interface Request {
   grant(slot: Slot): void;
 }
 
+const SOURCES = import.meta.url.endsWith('.ts');
+const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.meta.url);
 /** How many threads' workers the pool remembers (the oldest is forgotten first). */
 const AFFINITY_LIMIT = 10_000;
+/** The longest between two heartbeats of a worker and two rounds of the watchdog. */
+const HEARTBEAT_MAX_MS = 5_000;
 /**
  * Most ops in one batch of a thread's checkpoint writes (OrderedCalls.batch): a store write of
  * up to this many upserts is one statement on PostgreSQL (pgStore.ts's ONE_STATEMENT_MAX);
@@ -259,7 +255,7 @@ export class RunWorkerPool {
   constructor(private readonly options: RunWorkerPoolOptions) {
     const stallMs = options.stallMs ?? 0;
     // a heartbeat at a quarter of the limit: three may be lost to a busy machine
-    this.setup = withHeartbeat(options.setup, stallMs);
+    this.setup = { ...options.setup, ...(stallMs > 0 ? { heartbeatMs: Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)) } : {}) };
     if (stallMs > 0) {
       const roundMs = Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS));
       const rounds = new WatchdogRounds(roundMs, performance.now());
@@ -324,20 +320,8 @@ export class RunWorkerPool {
    * worker is ready (or could not start: the first run then starts another, as without it).
    */
   async warm(): Promise<void> {
-    if (this.stopping) return;
-    // the worker that checked the graphs at the start (graphsLoaded) is the one warmed
-    const first = this.slots.size === 0 ? this.spawn() : this.slots.size === 1 ? [...this.slots][0] : undefined;
-    await first?.ready.catch(() => undefined);
-  }
-
-  /**
-   * The project's graphs loaded in a worker (the first: started ahead, or now), their kinds by
-   * id; rejects with loadGraphs' own error where they did not load (the start is then refused,
-   * as where the main thread loaded them).
-   */
-  graphsLoaded(): Promise<Record<string, GraphKind>> {
-    const first = this.slots.size === 0 ? this.spawn() : [...this.slots][0];
-    return first.loaded;
+    if (this.stopping || this.slots.size > 0) return;
+    await this.spawn().ready.catch(() => undefined);
   }
 
   /** Terminates every worker (after the run engine stopped: runs in flight have ended or were given up). */
@@ -631,6 +615,9 @@ export class RunWorkerPool {
 
   private spawn(): Slot {
     keepYoungGenerationFloor();
+    // a graph that exhausts its heap ends its worker (ERR_WORKER_OUT_OF_MEMORY), not the server
+    const resourceLimits = this.options.memoryMb ? { maxOldGenerationSizeMb: this.options.memoryMb } : undefined;
+    const worker = new Worker(ENTRY, { workerData: this.setup, stdout: false, stderr: false, resourceLimits });
     let markReady!: () => void;
     let markFailed!: (err: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {
@@ -638,18 +625,10 @@ export class RunWorkerPool {
       markFailed = reject;
     });
     ready.catch(() => undefined);
-    let markLoaded!: (kinds: Record<string, GraphKind>) => void;
-    let loadFailed!: (err: Error) => void;
-    const loaded = new Promise<Record<string, GraphKind>>((resolve, reject) => {
-      markLoaded = resolve;
-      loadFailed = reject;
-    });
-    loaded.catch(() => undefined);
     const slot: Slot = {
       id: ++this.nextId,
-      worker: undefined as unknown as Worker,
+      worker,
       ready,
-      loaded,
       tasks: new Map(),
       starting: 0,
       served: 0,
@@ -660,7 +639,7 @@ export class RunWorkerPool {
       startHeapBytes: 0,
       awaiting: new Set(),
       outbox: new ReplyOutbox((message) => {
-        if (this.slots.has(slot)) slot.worker.postMessage(message);
+        if (this.slots.has(slot)) worker.postMessage(message);
       }),
     };
     this.slots.add(slot);
@@ -670,26 +649,18 @@ export class RunWorkerPool {
       () => log.debug('run worker ready', { ms: Math.round(performance.now() - startedAt) }),
       () => undefined,
     );
-    const listeners = {
-      message: (message: FromWorker) => {
-        if (message.type === 'graphsLoaded') markLoaded(message.kinds);
-        else if (message.type === 'loadFailed') loadFailed(new Error(message.error.message));
-        this.receive(slot, message, markReady, markFailed);
-      },
-      error: (err: Error) => {
-        slot.crash = err;
-        log.error('run worker crashed', { err, runs: [...slot.tasks.keys()] });
-      },
-      exit: (code: number) => exited(code),
-    };
-    const exited = (code: number) => {
+    worker.on('message', (message: FromWorker) => this.receive(slot, message, markReady, markFailed));
+    worker.on('error', (err) => {
+      slot.crash = err;
+      log.error('run worker crashed', { err, runs: [...slot.tasks.keys()] });
+    });
+    worker.on('exit', (code) => {
       this.slots.delete(slot);
       this.watch.exited(slot);
       this.retirement?.busy(slot);
       for (const [threadId, home] of this.homes) if (home === slot) this.homes.delete(threadId);
       slot.awaiting.clear();
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
-      loadFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while loading the project's graphs.`));
       const inHand = [...slot.tasks];
       slot.tasks.clear();
       for (const [runId, task] of inHand) {
@@ -702,19 +673,7 @@ export class RunWorkerPool {
       // a worker lost with runs in hand is replaced at once; a retired one by the next run
       if (inHand.length > 0 && !this.stopping && !slot.retiring) this.spawn();
       this.dispatch();
-    };
-    const ahead = this.options.ahead;
-    if (ahead && !ahead.taken) {
-      // the worker started ahead (with this setup), heard from now on with what it said meanwhile
-      slot.worker = ahead.worker;
-      ahead.take(listeners);
-    } else {
-      // a graph that exhausts its heap ends its worker (ERR_WORKER_OUT_OF_MEMORY), not the server
-      slot.worker = startRunWorker(this.setup, this.options.memoryMb);
-      slot.worker.on('message', listeners.message);
-      slot.worker.on('error', listeners.error);
-      slot.worker.on('exit', listeners.exit);
-    }
+    });
     return slot;
   }
 

@@ -1,14 +1,14 @@
 // The agent server's services wired over the ports (spec/agent-server.openapi.yaml, except the A2A
 // endpoint); composeAgentServer (agentServer.ts beside this) makes them an area.
 import type { Locks } from '../../domain/keyedLock.ts';
+import path from 'node:path';
 import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
 import type { Logger } from '../../runtime/logging/logger.ts';
 import { startWarmUps } from '../startWarmUps.ts';
 import { youngCollection } from '../../runtime/idle/idleCollector.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/threads/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpoints/checkpointer.ts';
-import { GraphRegistry, loadGraphs } from '../../domain/agent/graphs/graphs.ts';
-import { projectBaseDir, projectFunctions } from '../graphsAhead.ts';
+import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { warmGraphSchemas } from '../../domain/agent/graphs/graphShapes.ts';
 import { staticSchemaReader } from '../../adapters/run-workers/staticSchemas.ts';
 import { useGraphTypeReader } from '../../domain/ports/graphTypeReader.ts';
@@ -80,23 +80,16 @@ export interface AgentServerArea {
 export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServerArea> {
   const { config, store, log } = deps;
   const checkpointer = new StoreCheckpointer(new CollectionCheckpoints(store));
-  const baseDir = projectBaseDir(config);
+  const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   // langgraph.json is read as upstream reads it: a function export is a graph factory
-  const functions = projectFunctions(config);
+  const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   // graphs that declare no schema have them read from their TypeScript types, in a worker thread
   useGraphTypeReader(staticSchemaReader);
   // a run's spans are made with the environment's tracing settings (read on the first run), and also go to the OTLP endpoint it names
   useRunSpanSettings(() => runSpanSettingsFromEnv(process.env));
-  const loadHere = () => loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
-  // a run worker loading the graphs ahead (graphsAhead.ts): its load is the start's check, this thread's waits for the first 200
-  const workerAhead = config.runWorkers > 0 ? await deps.graphsAhead : undefined;
-  // else here, now: before the workers' setup is read (the modules serve compiled are known once they loaded)
-  const loadedHere = workerAhead ? undefined : await loadHere();
+  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   // the graphs' types are read in the background, so their schemas answer at once when asked
-  const warmSchemas = async () => {
-    await graphs.loaded();
-    await warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
-  };
+  const warmSchemas = () => warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
@@ -117,14 +110,13 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   });
   const runEndListeners: ((ended: RunEnded) => void)[] = [];
   // graphs execute off the request loop, in worker threads that load the project themselves
-  const kindOf = (run: { graph_id: string }) => firstReadsKind(graphs.kind(run.graph_id));
+  const kindOf = (run: { graph_id: string }) => firstReadsKind(graphs.get(run.graph_id)?.kind);
   const pool =
     config.runWorkers > 0
       ? new RunWorkerPool({
           size: config.runWorkers,
           // the modules serve compiled, if it did (compose/projectCompilation.ts): a worker imports them without tsx
-          setup: workerAhead?.setup ?? { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false, modules: compiledProjectModules() },
-          ahead: workerAhead,
+          setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false, modules: compiledProjectModules() },
           store,
           memory: memory.store,
           memoryMb: config.runWorkerMemoryMb,
@@ -136,7 +128,6 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;
-  const graphs: GraphRegistry = loadedHere ?? GraphRegistry.deferred(await pool!.graphsLoaded(), loadHere, checkpointer);
   // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
   const { nextOnThread } = deps.runBackend;
   const ahead = pool && nextOnThread ? new RunsAhead(pool, nextOnThread, { kindOf, log: log.child({ area: 'run-workers' }) }) : undefined;
@@ -244,8 +235,6 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
       // first run found none and paid for a worker's start, ~1 s of a core, most of its time to
       // its first token (issue 89); the others start with the runs that need them
       worker: config.runWorkerWarmup && pool ? () => pool.warm().then(() => log.debug('a run worker is ready ahead of the first run')) : undefined,
-      // this thread's graphs where a worker loaded them for the start (a request that needs them first loads them itself)
-      graphs: () => graphs.loaded(),
       schemas: config.schemaWarmup ? warmSchemas : undefined,
       busy: () => domain.executingRuns() > 0,
       youngCollection: () => youngCollection()?.(),
@@ -253,7 +242,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
       // a LangGraph graph, so only where the project has one (the main thread of a project of
       // plain functions loads no LangGraph), and loaded only then
       runPath:
-        config.runWorkerWarmup && pool && graphs.ids().some((id) => graphs.kind(id) !== 'plain')
+        config.runWorkerWarmup && pool && graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')
           ? async () => {
               const { warmRunPath } = await import('../runPathWarmUp.ts');
               // through runs-ahead where the project's runs go through it, over a store on disk where theirs is
@@ -268,7 +257,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           : undefined,
       // what the server's first run reads first, read once from its own run store (a thread no one has)
       ownReads:
-        pool && graphs.ids().some((id) => graphs.kind(id) !== 'plain')
+        pool && graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')
           ? async () => {
               await deps.runBackend.runs.firstReads(uuid4(), 'langgraph');
               log.debug("the run store's first reads are made");

@@ -46,7 +46,7 @@ export class AssistantRegistry implements AssistantService {
     return this.graphs.ids();
   }
 
-  hasMessages(assistant: Assistant): Promise<boolean> {
+  hasMessages(assistant: Assistant): boolean {
     return this.graphs.hasMessages(assistant.graph_id);
   }
 
