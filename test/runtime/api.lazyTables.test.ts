@@ -6,6 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { areaApp, type InProcessApp } from '../support/area.ts';
+import { childImport } from '../support/childImports.ts';
 
 let app: InProcessApp | undefined;
 let agentServer: InProcessApp | undefined;
@@ -48,7 +49,8 @@ test('the first agent-server requests with a body, sent together, are validated 
 
 test("an agent-server operation's reply serializers load with its first request, and that reply is written by them", async () => {
   // a fresh instance of the module (its own lazy tables), whatever this process's other tests loaded
-  const fresh = (await import(`../../src/runtime/api.ts?fresh=${Date.now()}`)) as typeof import('../../src/runtime/api.ts');
+  // (the run's compiled copy under npm test, whose compiler rewrites only a literal specifier; the source under tsx)
+  const fresh = (await import(`${childImport('src/runtime/api.ts').url}?fresh=${Date.now()}`)) as typeof import('../../src/runtime/api.ts');
   const { ReplySerializers } = await import('../../src/runtime/transports/http/replySerializers.ts');
   const { createLogger } = await import('../../src/runtime/logging/logger.ts');
   const doc = fresh.apiDocuments.find((d) => d.key === 'agent-server')!;
