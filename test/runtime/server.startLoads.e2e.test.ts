@@ -72,28 +72,6 @@ test('the server on the embedded store answers without having loaded the pg driv
     const loaded = () => fs.readFileSync(loads, 'utf8').split('\n');
     const from = (pkg: string) => loaded().filter((u) => u.includes(`/node_modules/${pkg}/`));
     assert.ok(from('@langchain/langgraph').length > 0, 'the hook records loads (the shipped graphs use LangGraph)');
-    // the start's check that the graphs load is a run worker's (compose/graphsAhead.ts): the main thread imports LangGraph after its first 200
-    const mainThread = (pkg: string) => from(pkg).filter((u) => !u.startsWith('worker '));
-    assert.ok(from('@langchain/langgraph').length > mainThread('@langchain/langgraph').length, 'a run worker loaded the graphs');
-    // (its small stream module, a few files, the protocol's conversions import; not LangGraph itself)
-    assert.deepEqual(
-      mainThread('@langchain/langgraph').filter((u) => !/\/dist\/stream(\.js|\/)/.test(u)),
-      [],
-      'the main thread has not evaluated LangGraph before its first 200',
-    );
-    assert.deepEqual(mainThread('@langchain/core'), [], 'nor @langchain/core');
-    // that worker is begun by serve before the store opens, not beside the application's import
-    // (createApplication, where it was begun before). The two threads append to one file, so the
-    // mark is one the main thread reaches well after serve (the server's modules and the store's
-    // open lie between): a worker's thread start takes tens of ms, which the generated tables'
-    // load, right after serve, does not always outlast.
-    const firstWorkerLoad = loaded().findIndex((u) => u.startsWith('worker '));
-    const application = loaded().findIndex((u) => !u.startsWith('worker ') && /\/src\/compose\/application\.js$/.test(u));
-    assert.ok(application >= 0, 'the application is loaded');
-    assert.ok(
-      firstWorkerLoad >= 0 && firstWorkerLoad < application,
-      `the worker began before the application's import (${firstWorkerLoad} against ${application})`,
-    );
     assert.deepEqual(from('pg'), [], 'no DATABASE_URL: the PostgreSQL driver is not loaded');
     assert.deepEqual(from('@modelcontextprotocol/sdk'), [], 'no MCP request yet: the SDK is not loaded');
     // required on the first run (run traces: test/domain/agent/tracing/runTracer.e2e.test.ts)
