@@ -290,7 +290,7 @@ export class PackedRecords implements RecordMap, IdHandles {
         this.forget(was, now, place);
         continue;
       }
-      const ms = typeof key === 'string' ? packedTime(key) : NaN;
+      const ms = typeof key === 'string' ? msOfIso(key) : NaN;
       this.times[row * this.timeCount + t] = ms;
       if (Number.isNaN(ms) && key !== undefined) this.oddTimes.set(row * this.timeCount + t, key);
       else if (this.oddTimes.size) this.oddTimes.delete(row * this.timeCount + t);
@@ -376,9 +376,6 @@ export class PackedEntry implements Kept {
     return this.keysRead ? this.keysRead[at] : this.table.keyOf(this.row, this.version, at, this.id);
   }
 }
-
-/** A time as milliseconds when its text is what they print back as; NaN otherwise (kept as text). A record made now is known without a parse (clock.ts). */
-const packedTime = msOfIso;
 
 /** The places in the collection's order, held on the rows; keyed by the ids' handles, as the order holds them. */
 class PackedSlots implements Positions {

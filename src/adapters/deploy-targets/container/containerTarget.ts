@@ -223,33 +223,29 @@ export class ContainerTarget implements DeployTarget {
       if (await this.engine.imageId(pinned)) return { id: pinned };
       return `Deploy failed: the image revision ${built.id} runs (${pinned}) is gone from the engine; create a new revision.`;
     }
-    let image: string;
+    let id: string | null;
     if (deployment.source === 'github') {
-      image = deploymentImage(deployment.id, built.id);
-      if (!(await this.engine.hasImage(image))) return `Deploy failed: the image of revision ${built.id} is gone; create a new revision to build again.`;
+      id = await this.engine.imageId(deploymentImage(deployment.id, built.id));
+      if (!id) return `Deploy failed: the image of revision ${built.id} is gone; create a new revision to build again.`;
     } else {
       const uri = revision.source_revision_config.image_uri;
       if (!uri) return `Deploy failed: the container deployer cannot run a ${deployment.source} revision without image_uri.`;
       // in full: podman never resolves a short name or an id prefix (another deployment's build) of its own
       const allowed = imageToRun(deployment, uri, this.options.policy);
       if (!allowed.ok) return `Deploy failed: ${allowed.reason}`;
-      image = allowed.image;
+      const image = allowed.image;
       // by its name: podman finds `any/repo@<digest>` as whatever local image has that digest (another tenant's build)
-      let named = await this.engine.namedImageId(image);
-      if (!named) {
+      id = await this.engine.namedImageId(image);
+      if (!id) {
         try {
           await this.engine.run(['pull', '--', image], { timeoutMs: this.options.buildTimeoutMs });
         } catch (err) {
           return `Deploy failed: image ${image} could not be pulled: ${(err as Error).message}`;
         }
-        named = await this.engine.namedImageId(image);
+        id = await this.engine.namedImageId(image);
       }
-      if (!named) return `Deploy failed: image ${image} is not in the engine's storage under that name.`;
-      this.pinImage(deployment.id, built.id, named);
-      return { id: named };
+      if (!id) return `Deploy failed: image ${image} is not in the engine's storage under that name.`;
     }
-    const id = await this.engine.imageId(image);
-    if (!id) return `Deploy failed: image ${image} is not in the engine's storage.`;
     this.pinImage(deployment.id, built.id, id);
     return { id };
   }
