@@ -16,34 +16,59 @@ const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const later = (ms: number) => `await new Promise((resolve) => setTimeout(resolve, ${ms}));`;
-/** Three files of one folder: one quick test; a test only after a top-level wait; a test before and one after it. Each notes its process. */
-function writeFiles(): void {
-  fs.mkdirSync(dir, { recursive: true });
-  const header = `import fs from 'node:fs'; import { test } from 'node:test'; fs.appendFileSync(${JSON.stringify(path.join(dir, 'pids.log'))}, process.pid + '\\n');`;
-  fs.writeFileSync(path.join(dir, 'a.test.ts'), [header, `test('a: at once', () => {});`].join('\n'));
-  fs.writeFileSync(path.join(dir, 'b.test.ts'), [header, later(400), `test('b: after a wait', () => {});`].join('\n'));
+/** Three files of one folder: one quick test; a test only after a top-level wait; a test before and one after it. Each notes its process in `pids`. */
+function writeFiles(folder: string, pids: string): void {
+  fs.mkdirSync(folder, { recursive: true });
+  const header = `import fs from 'node:fs'; import { test } from 'node:test'; fs.appendFileSync(${JSON.stringify(pids)}, process.pid + '\\n');`;
+  fs.writeFileSync(path.join(folder, 'a.test.ts'), [header, `test('a: at once', () => {});`].join('\n'));
+  fs.writeFileSync(path.join(folder, 'b.test.ts'), [header, later(400), `test('b: after a wait', () => {});`].join('\n'));
   fs.writeFileSync(
-    path.join(dir, 'c.test.ts'),
+    path.join(folder, 'c.test.ts'),
     [header, `test('c: before the wait', async () => {});`, later(400), `test('c: after the wait', () => {});`].join('\n'),
   );
 }
+const THREE_TESTS = ['a: at once', 'b: after a wait', 'c: before the wait', 'c: after the wait'];
 
-/** Runs the runner over `folder` (the three files' by default) with `flags`; its summary counts. */
-const run = (env: Record<string, string>, flags: string[] = [], folder = dir, mustPass = true) => runRunner(env, flags, folder, mustPass);
+/** Runs the runner over `folder` (or several) with `flags`; its summary counts. */
+const run = (env: Record<string, string>, flags: string[], folder: string | string[], mustPass = true) => runRunner(env, flags, folder, mustPass);
+
+/** The tests (`✔ name`) of `names` that the run's output reports passed. */
+const passed = (output: string, names: string[]) => names.filter((name) => output.includes(`✔ ${name} (`));
+
+/**
+ * One run of the runner (~2 CPU-s each, its own start and compile) serves the tests whose
+ * folders all pass with the same settings: the three files, the file of hundreds of tests and
+ * the file whose handle holds its process (its grace shortened for the whole run). Each test
+ * below asserts its own folder's part; the run's own summary must count them all.
+ */
+const folders = { three: path.join(dir, 'three'), many: path.join(dir, 'many'), open: path.join(dir, 'open') };
+let passingRun: ReturnType<typeof run> | undefined;
+function sharedPassingRun(): ReturnType<typeof run> {
+  passingRun ??= (async () => {
+    writeFiles(folders.three, path.join(dir, 'pids.log'));
+    writeMany(folders.many);
+    writeHeld(folders.open);
+    return run({ TEST_LEFT_OPEN_GRACE_MS: '1000' }, [], Object.values(folders));
+  })();
+  return passingRun;
+}
 
 test('every test of a folder runs, the tests registered after a top-level await too, its files sharing a process, or a process each with TEST_GROUP_SIZE=1', async () => {
-  writeFiles();
-  for (const [groupSize, processes] of [
-    ['8', 1],
-    ['1', 3],
-  ] as const) {
-    fs.rmSync(path.join(dir, 'pids.log'), { force: true });
-    const { tests, pass, output } = await run({ TEST_GROUP_SIZE: groupSize });
-    assert.equal(tests, 4, output);
-    assert.equal(pass, 4, output);
-    const pids = fs.readFileSync(path.join(dir, 'pids.log'), 'utf8').trim().split('\n');
-    assert.equal(new Set(pids).size, processes, `three files, ${processes} process(es): ${pids.join(', ')}`);
-  }
+  const { tests, pass, output } = await sharedPassingRun();
+  // the three files' 4, the many files' 1,000 and the held file's 1
+  assert.equal(tests, 1005, output.slice(-2000));
+  assert.equal(pass, 1005, output.slice(-2000));
+  assert.deepEqual(passed(output, THREE_TESTS), THREE_TESTS, output.slice(-2000));
+  const shared = fs.readFileSync(path.join(dir, 'pids.log'), 'utf8').trim().split('\n');
+  assert.equal(new Set(shared).size, 1, `three files, 1 process: ${shared.join(', ')}`);
+  // a process each: the three files alone
+  const apart = path.join(dir, 'apart');
+  writeFiles(apart, path.join(dir, 'pids-apart.log'));
+  const alone = await run({ TEST_GROUP_SIZE: '1' }, [], apart);
+  assert.equal(alone.tests, 4, alone.output);
+  assert.equal(alone.pass, 4, alone.output);
+  const pids = fs.readFileSync(path.join(dir, 'pids-apart.log'), 'utf8').trim().split('\n');
+  assert.equal(new Set(pids).size, 3, `three files, 3 processes: ${pids.join(', ')}`);
 });
 
 test("files sharing a process: each file's root hooks, environment, mocks and TMPDIR stay its own, and a failure names its file and line", async () => {
@@ -135,20 +160,36 @@ test('the release files start first, then the end-to-end files, npm test’s las
   assert.deepEqual(fs.readFileSync(started, 'utf8').trim().split('\n'), ['c', 'b', 'a']);
 });
 
+const LEAK_HEADER = `import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { after, test } from 'node:test';`;
+const LEAK = `const made = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-test-'));`;
+const e2eFolders = { probe: path.join(dir, 'e2e'), leaks: path.join(dir, 'leaks-e2e') };
+/** One `--e2e` run serves two tests: the probe's (compiled) and an end-to-end file that leaks a folder (reported, the run passing). */
+let e2eRun: ReturnType<typeof run> | undefined;
+function sharedE2eRun(): ReturnType<typeof run> {
+  e2eRun ??= (async () => {
+    fs.mkdirSync(e2eFolders.probe, { recursive: true });
+    fs.writeFileSync(path.join(e2eFolders.probe, 'probe.e2e.test.ts'), [`import { test } from 'node:test';`, `test('e2e: probe', () => {});`].join('\n'));
+    fs.mkdirSync(e2eFolders.leaks, { recursive: true });
+    fs.writeFileSync(path.join(e2eFolders.leaks, 'leaky.e2e.test.ts'), [LEAK_HEADER, LEAK, `test('leaks a folder', () => {});`].join('\n'));
+    const realTmp = path.join(dir, 'tmp-e2e');
+    fs.mkdirSync(realTmp, { recursive: true });
+    return run({ TMPDIR: realTmp }, ['--e2e'], Object.values(e2eFolders));
+  })();
+  return e2eRun;
+}
+
 test('the end-to-end suite runs compiled, as npm test does, not through tsx', async () => {
-  const suite = path.join(dir, 'e2e');
-  fs.mkdirSync(suite, { recursive: true });
-  fs.writeFileSync(path.join(suite, 'probe.e2e.test.ts'), [`import { test } from 'node:test';`, `test('e2e: probe', () => {});`].join('\n'));
-  const { tests, pass, output } = await run({}, ['--e2e'], suite);
-  assert.equal(tests, 1, output);
-  assert.equal(pass, 1, output);
+  const { tests, pass, output } = await sharedE2eRun();
+  // the probe and the leaking file's test
+  assert.equal(tests, 2, output);
+  assert.equal(pass, 2, output);
+  assert.deepEqual(passed(output, ['e2e: probe']), ['e2e: probe'], output);
   assert.match(output, /compiled the tests in/);
 });
 
-test('a file of hundreds of tests reports every one of them, in each of its processes', async () => {
-  const folder = path.join(dir, 'many');
+/** Four files of 250 tests each (in describes of 25). */
+function writeMany(folder: string): void {
   fs.mkdirSync(folder, { recursive: true });
-  // four processes: under --test-force-exit each lost its last reports about every other run
   for (const name of ['a', 'b', 'c', 'd'])
     fs.writeFileSync(
       path.join(folder, `${name}.test.ts`),
@@ -157,14 +198,17 @@ test('a file of hundreds of tests reports every one of them, in each of its proc
         `for (let d = 0; d < 10; d++) describe('${name} ' + d, () => { for (let t = 0; t < 25; t++) it('${name} ' + d + '.' + t, () => {}); });`,
       ].join('\n'),
     );
-  const { tests, pass, output } = await run({}, [], folder);
-  assert.equal(tests, 1000, output.slice(-2000));
-  assert.equal(pass, 1000);
+}
+const MANY_TESTS = ['a', 'b', 'c', 'd'].flatMap((name) => Array.from({ length: 250 }, (_, i) => `${name} ${Math.floor(i / 25)}.${i % 25}`));
+
+test('a file of hundreds of tests reports every one of them, in each of its processes', async () => {
+  // under --test-force-exit a process lost its last reports about every other run
+  const { output } = await sharedPassingRun();
+  assert.equal(passed(output, MANY_TESTS).length, 1000, output.slice(-2000));
 });
 
-test('a process held by a handle its tests left open ends a grace after its last test and its own after hooks, and says which file it was', async () => {
-  const folder = path.join(dir, 'open');
-  const cleaned = path.join(folder, 'cleaned');
+/** A file whose test leaves a timer running, and whose after hook outlasts the grace before it writes `cleaned`. */
+function writeHeld(folder: string): void {
   fs.mkdirSync(folder, { recursive: true });
   fs.writeFileSync(
     path.join(folder, 'held.test.ts'),
@@ -175,14 +219,17 @@ test('a process held by a handle its tests left open ends a grace after its last
       // a cleanup longer than the grace (stopping containers takes seconds) is not cut short
       `after(async () => {`,
       `  await new Promise((resolve) => setTimeout(resolve, 1500));`,
-      `  fs.writeFileSync(${JSON.stringify(cleaned)}, 'done');`,
+      `  fs.writeFileSync(${JSON.stringify(path.join(folder, 'cleaned'))}, 'done');`,
       `});`,
     ].join('\n'),
   );
+}
+
+test('a process held by a handle its tests left open ends a grace after its last test and its own after hooks, and says which file it was', async () => {
   const started = Date.now();
-  const { pass, output } = await run({ TEST_LEFT_OPEN_GRACE_MS: '1000' }, [], folder);
-  assert.equal(pass, 1, output);
-  assert.ok(fs.existsSync(cleaned), 'the file’s own after hook ran to its end');
+  const { output } = await sharedPassingRun();
+  assert.deepEqual(passed(output, ['leaves a timer']), ['leaves a timer'], output.slice(-2000));
+  assert.ok(fs.existsSync(path.join(folders.open, 'cleaned')), 'the file’s own after hook ran to its end');
   assert.match(output, /held\.test\.ts: a handle its tests left open held its process; ended 1000 ms after its last test/);
   assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
 });
@@ -192,8 +239,8 @@ test('a file that leaves what it made in its temporary folder fails the run, nam
   const realTmp = path.join(dir, 'tmp');
   fs.mkdirSync(folder, { recursive: true });
   fs.mkdirSync(realTmp, { recursive: true });
-  const make = `const made = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-test-'));`;
-  const header = `import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { after, test } from 'node:test';`;
+  const make = LEAK;
+  const header = LEAK_HEADER;
   fs.writeFileSync(path.join(folder, 'leaky.test.ts'), [header, make, `test('leaks a folder', () => {});`].join('\n'));
   const seen = path.join(dir, 'tmpdir-of-tidy');
   fs.writeFileSync(
@@ -221,13 +268,11 @@ test('a file that leaves what it made in its temporary folder fails the run, nam
     'the run removed its folder, the leak with it',
   );
   // a file of another suite is reported, and fails the run only with TEST_LEAKS=fail
-  const suite = path.join(dir, 'leaks-e2e');
-  fs.mkdirSync(suite, { recursive: true });
-  fs.writeFileSync(path.join(suite, 'leaky.e2e.test.ts'), [header, make, `test('leaks a folder', () => {});`].join('\n'));
-  const reported = await run({ TMPDIR: realTmp }, ['--e2e'], suite, false);
+  // (the leaking end-to-end file runs in the --e2e run the probe's test shares, which must pass)
+  const reported = await sharedE2eRun();
   assert.equal(reported.status, 0, reported.output);
   assert.match(reported.output, /⚠ 1 test file\(s\) left what they made[^]*leaky\.e2e\.test\.ts: agentplane-test-/);
-  assert.notEqual((await run({ TMPDIR: realTmp, TEST_LEAKS: 'fail' }, ['--e2e'], suite, false)).status, 0);
+  assert.notEqual((await run({ TMPDIR: realTmp, TEST_LEAKS: 'fail' }, ['--e2e'], e2eFolders.leaks, false)).status, 0);
 });
 
 // npm test's groups start longest first (scripts/testOrder.ts): the runner's own tests, the

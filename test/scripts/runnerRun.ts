@@ -8,17 +8,17 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Runs the runner over `folder` with `flags` and `env`; its exit status, summary counts and output. */
+/** Runs the runner over `folder` (or several) with `flags` and `env`; its exit status, summary counts and output. */
 export async function runRunner(
   env: Record<string, string>,
   flags: string[],
-  folder: string,
+  folder: string | string[],
   mustPass = true,
 ): Promise<{ status: number | null; tests: number; pass: number; output: string }> {
   // the runner of a run of its own, not a part of this one's (node:test tells them apart by NODE_TEST_CONTEXT)
   const { NODE_TEST_CONTEXT: _ours, ...outside } = process.env;
   // tsx's hooks in the runner's own process: tsx's command line would start a second process to relay to (~0.5 CPU-s a run)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/run-tests.ts', ...flags, path.relative(ROOT, folder)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/run-tests.ts', ...flags, ...[folder].flat().map((one) => path.relative(ROOT, one))], {
     cwd: ROOT,
     env: { ...outside, NODE_OPTIONS: '', ...env },
   });
