@@ -26,6 +26,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { withEsbuild } from './esbuildService.ts';
+import { fixedInputs, identity, readCompiledSet, writeCompiledSet } from './projectCompileCache.ts';
 import { packageName } from './projectImports.ts';
 import { loadedByRequire, nearestTsconfig } from './typescriptLoader.ts';
 
@@ -52,18 +53,38 @@ export async function compileProject(entries: readonly string[]): Promise<Compil
 
 async function compile(entries: readonly string[]): Promise<Map<string, string>> {
   if (!entries.length) return new Map();
+  // an unchanged project's copies from an earlier start, without esbuild (projectCompileCache.ts)
+  const nodeModules = nodeModulesAbove(entries[0]);
+  const kept = keptCompile(entries);
+  if (kept) {
+    // marks the set used, as a compile does
+    for (const sets of new Set([...kept.places.values()].map((place) => setsFolder(place, kept.hash)))) void pruneSets(sets, kept.hash);
+    return new Map([...kept.places].map(([file, place]) => [file, pathToFileURL(place).href]));
+  }
   // the service is held for the whole compile (its waves), then let go: a server compiles once
-  return withEsbuild((esbuild) => compileWith(esbuild, entries));
+  const { urls, set } = await withEsbuild((esbuild) => compileWith(esbuild, entries));
+  if (nodeModules) void writeCompiledSet(nodeModules, entries, set);
+  return urls;
 }
 
-async function compileWith(esbuild: typeof import('esbuild'), entries: readonly string[]): Promise<Map<string, string>> {
+/** The copies an earlier compile of `entries` made, if its record says nothing it read changed since (projectCompileCache.ts). */
+export function keptCompile(entries: readonly string[]): { hash: string; places: Map<string, string> } | undefined {
+  const nodeModules = entries.length ? nodeModulesAbove(entries[0]) : undefined;
+  return nodeModules ? readCompiledSet(nodeModules, entries, placeOf) : undefined;
+}
+
+async function compileWith(esbuild: typeof import('esbuild'), entries: readonly string[]) {
   // the one tsx would take: nearest the first module (one per process, as tsx's hooks are global)
   const tsconfig = nearestTsconfig(path.dirname(entries[0]));
+  // what the compile reads, each as it was before it was read (a change meanwhile is a miss next time)
+  const nodeModules = nodeModulesAbove(entries[0]);
+  const inputs = new Map(nodeModules ? fixedInputs(nodeModules) : []);
+  if (tsconfig) inputs.set(tsconfig, identity(tsconfig));
   const outputs = new Map<string, string>();
   const seen = new Set(entries);
   let wave = [...seen];
   while (wave.length) {
-    const compiled = await Promise.all(wave.map((file) => compileModule(esbuild.build, file, tsconfig)));
+    const compiled = await Promise.all(wave.map((file) => compileModule(esbuild.build, file, tsconfig, inputs)));
     wave = [];
     for (const { file, code, imports } of compiled) {
       outputs.set(file, code);
@@ -84,7 +105,7 @@ async function compileWith(esbuild: typeof import('esbuild'), entries: readonly 
     }),
   );
   for (const sets of new Set([...places.values()].map((place) => setsFolder(place, hash)))) void pruneSets(sets, hash);
-  return urls;
+  return { urls, set: { hash, modules: [...outputs.keys()], inputs } };
 }
 
 /**
@@ -124,7 +145,14 @@ function compilable(file: string): boolean {
   return TYPESCRIPT.test(file) && !DECLARATIONS.test(file) && !loadedByRequire(file);
 }
 
-async function compileModule(build: typeof import('esbuild').build, file: string, tsconfig: string | undefined) {
+async function compileModule(build: typeof import('esbuild').build, file: string, tsconfig: string | undefined, inputs: Map<string, string>) {
+  const read = (input: string | undefined) => {
+    if (input && !inputs.has(input)) inputs.set(input, identity(input));
+  };
+  read(file);
+  // the package.json tsx's type and the package's own name are read from; the folder a new one may appear in
+  read(nearestFile(path.dirname(file), 'package.json'));
+  read(path.dirname(file));
   if (!compilable(file)) throw new CannotCompile(`${file} runs as CommonJS under tsx`);
   const imports = new Set<string>();
   const problems: string[] = [];
@@ -154,6 +182,9 @@ async function compileModule(build: typeof import('esbuild').build, file: string
           problems.push(`${specifier} not found`);
           return { path: specifier, external: true };
         }
+        // where a project import was looked for: a file added there may resolve instead
+        if (specifier.startsWith('.') || specifier.startsWith('/')) read(path.dirname(path.resolve(args.resolveDir, specifier)));
+        read(path.dirname(target));
         if (TYPESCRIPT.test(target)) {
           if (!compilable(target)) problems.push(`${target} runs as CommonJS under tsx`);
           imports.add(target);
@@ -198,6 +229,14 @@ async function compileModule(build: typeof import('esbuild').build, file: string
   return { file, code, imports };
 }
 
+/** The first `name` in `dir` or a folder above it. */
+function nearestFile(dir: string, name: string): string | undefined {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (fs.existsSync(path.join(at, name))) return path.join(at, name);
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
 /** The name in the package.json nearest `file` (a package importing itself by name). */
 function ownPackage(file: string): string | undefined {
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
@@ -227,11 +266,8 @@ function inPackage(target: string, name: string, dir: string): boolean {
  * `.cache/` it is written in (as babel and eslint do), the path from that folder mirrored.
  */
 function placeOf(file: string, hash: string): string {
-  let root = path.dirname(file);
-  while (!fs.existsSync(path.join(root, 'node_modules'))) {
-    if (path.dirname(root) === root) throw new CannotCompile(`no node_modules folder above ${file}`);
-    root = path.dirname(root);
-  }
+  const root = nodeModulesRoot(file);
+  if (root === undefined) throw new CannotCompile(`no node_modules folder above ${file}`);
   const modules = fs.realpathSync(path.join(root, 'node_modules'));
   // a module of an installed package (the shipped examples) mirrored without a node_modules folder, where Node would look for packages
   const mirrored = path
@@ -244,6 +280,22 @@ function placeOf(file: string, hash: string): string {
   if (nodeModulesFrom(path.dirname(place)).join('\n') !== fromSource)
     throw new CannotCompile(`${file}: packages would not resolve from ${path.dirname(place)} as from the source`);
   return place;
+}
+
+/** The nearest folder above `file` that has a node_modules. */
+function nodeModulesRoot(file: string): string | undefined {
+  const found = nearestFile(path.dirname(file), 'node_modules');
+  return found && path.dirname(found);
+}
+
+/** The real path of the node_modules placeOf writes `file`'s copy under. */
+function nodeModulesAbove(file: string): string | undefined {
+  const root = nodeModulesRoot(file);
+  try {
+    return root === undefined ? undefined : fs.realpathSync(path.join(root, 'node_modules'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The node_modules folders Node searches for a package imported from `dir`, nearest first, each as its real path. */
