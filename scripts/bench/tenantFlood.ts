@@ -28,7 +28,9 @@
 // test/support/floodClient.ts), FLOOD_LOOP_HOLDS=1 (the server's main-thread CPU between two
 // turns of its loop while B reads, test/support/loopHolds.ts: what B's requests wait behind on
 // the CPU, which the machine's load does not inflate). Beside B's latencies, how long its reads
-// waited for a core (core_wait: the server's main thread and B's client on the run queue), and
+// waited for a core (core_wait: the server's main thread and B's client on the run queue), of its
+// slow flooded reads the time neither on the loop's CPU nor waiting for a core (slow_flood_reads_off_cpu_ms:
+// a system call that blocks, a disk's writeback, B's client's side), and
 // which of this process's threads spent CPU while B read (threads_cpu_share: the request loop, the
 // run workers below its priority, the others). FLOOD_BACKGROUND_NICE=5: the others at that niceness.
 import os from 'node:os';
@@ -106,6 +108,12 @@ const figures = {
   idle_core_wait_p99_ms: fixed(p99(spells.idleCoreWaits)),
   flood_core_wait_p99_ms: fixed(p99(spells.floodCoreWaits)),
   slow_flood_reads_waiting_for_core: spells.slowFloodReadsWaitingForCore,
+  // the rest of each slow flooded read: neither the loop's CPU nor a core wait (blocked in a system call, or B's client's side)
+  slow_flood_reads_off_cpu_ms: {
+    p50: fixed(p50(spells.slowFloodReadsOffCpu.map(([, off]) => off)) ?? NaN),
+    max: fixed(Math.max(...spells.slowFloodReadsOffCpu.map(([, off]) => off))),
+    over_half_the_read: spells.slowFloodReadsOffCpu.filter(([read, off]) => off > read / 2).length,
+  },
   // this process's threads' CPU while B read, in % of one core: the request loop, the threads below
   // its priority (the run workers), the others (V8's GC helpers and compilers, libuv's pool)
   threads_cpu_share: Object.fromEntries(

@@ -84,6 +84,13 @@ export interface FloodSpells {
   gc: { idle: GcTally; flood: GcTally; slowFloodReads: number; slowFloodReadsInScavenge: number };
   /** Of those slow flooded reads, how many waited 1 ms or more for a core: the machine's tail (A's client's CPU among it), not the server's work. */
   slowFloodReadsWaitingForCore: number;
+  /**
+   * Of those slow flooded reads, each one's time neither on the server's main thread's CPU (its
+   * loop share) nor waiting for a core: the read's main thread off the CPU and not runnable
+   * (blocked in a system call: a write that waits on the disk's writeback, a lock) or B's client's
+   * own side. What a bad spell waits behind when neither the loop's CPU nor the run queue is. [read ms, off-CPU ms]
+   */
+  slowFloodReadsOffCpu: Array<[number, number]>;
   /** This process's threads' CPU ms while B read, quiet and flooded (threadCpu.ts): the request loop, the threads below its priority, the others. */
   threads: { idle: ThreadCpu; flood: ThreadCpu };
 }
@@ -205,6 +212,7 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
         floodLoopDelayP99: 0,
         gc: { idle: emptyTally(), flood: emptyTally(), slowFloodReads: 0, slowFloodReadsInScavenge: 0 },
         slowFloodReadsWaitingForCore: 0,
+        slowFloodReadsOffCpu: [],
         threads: { idle: { main: 0, lowered: 0, others: 0 }, flood: { main: 0, lowered: 0, others: 0 } },
       };
       const addThreads = (sum: ThreadCpu, add: ThreadCpu) => {
@@ -258,6 +266,7 @@ export async function floodRig(setup: FloodSetup = {}): Promise<FloodRig> {
           if (flooded.latencies[i]! <= slow) return;
           out.gc.slowFloodReads++;
           if ((flooded.coreWaits[i] ?? 0) >= 1) out.slowFloodReadsWaitingForCore++;
+          out.slowFloodReadsOffCpu.push([flooded.latencies[i]!, Math.max(0, flooded.latencies[i]! - (flooded.loops[i] ?? 0) - (flooded.coreWaits[i] ?? 0))]);
           if (gc.within(from, to).some((p) => p.minor)) out.gc.slowFloodReadsInScavenge++;
         });
         out.rounds.push({
