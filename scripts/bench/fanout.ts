@@ -217,6 +217,8 @@ export async function measureFanout(
   /** `ceiling: false` leaves the bare broadcaster out (an A/B of two trees, which share one run's conditions already). */
   counts: { subscribers: number; threads: number; shortHistory: number; longHistory: number; ceiling?: boolean },
   log: (s: string) => void,
+  /** Told when the loaded figures' sampling begins and ends, without and with the subscribers (fanoutGaps.ts). */
+  mark: (window: 'runs alone' | 'loaded', edge: 'from' | 'to') => void = () => {},
 ): Promise<FanoutFigure> {
   // warm-up: the code paths of both figures and of a subscription
   await okP99(t);
@@ -233,7 +235,9 @@ export async function measureFanout(
     });
   let drivers = drive();
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  mark('runs alone', 'from');
   const runsAlone = { okP99Ms: await okP99(t), firstEventMs: await firstEvent(t) };
+  mark('runs alone', 'to');
   running = false;
   await Promise.all(drivers);
   log(`  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms, first event ${runsAlone.firstEventMs} ms`);
@@ -250,9 +254,11 @@ export async function measureFanout(
   drivers = drive();
   // the runs under way before the figures are taken
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  mark('loaded', 'from');
   const loadedOk = await okP99(t);
   const okSamples = sampled.ok;
   const loaded = { okP99Ms: loadedOk, firstEventMs: await firstEvent(t), okSamples, firstEventSamples: sampled.firstEvent };
+  mark('loaded', 'to');
   running = false;
   await Promise.all(drivers);
   const loadedSeconds = r2((performance.now() - loadedFrom) / 1000);

@@ -1,0 +1,44 @@
+// Loaded into a server under measurement with `node --import` (fanoutGaps.ts): on the main thread,
+// every turn of the event loop that took long — the wall time between two turns of a 1-ms timer
+// of at least BENCH_GAPS_MIN_MS (default 30), or whose CPU was at least 6 ms — with its CPU time
+// and its time waiting for a core (the thread's schedstat), on the monotonic clock in µs (a
+// --cpu-prof profile's clock, so the driver can name what ran in it); and every garbage collection.
+// A request waits for the turn it arrives in: a turn long in CPU is our work holding the loop, one
+// long in waiting is the machine's other threads, the rest (blocked) a collection waiting for its
+// helper threads or a synchronous system call. Written as JSON to $BENCH_GAPS_OUT every 2 s and at exit.
+import fs from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+import { PerformanceObserver } from 'node:perf_hooks';
+
+const out = process.env.BENCH_GAPS_OUT;
+if (isMainThread && out) {
+  const minWallUs = Number(process.env.BENCH_GAPS_MIN_MS ?? 30) * 1000;
+  // read through one descriptor into one buffer: the recorder makes no garbage of its own each ms
+  const fd = fs.openSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'r');
+  const buffer = Buffer.alloc(128);
+  const stat = () => {
+    const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.toString('latin1', 0, n);
+    const space = text.indexOf(' ');
+    return [Number(text.slice(0, space)), Number(text.slice(space + 1, text.indexOf(' ', space + 1))), Number(process.hrtime.bigint() / 1000n)];
+  };
+  const gaps = [];
+  const gcs = [];
+  let turns = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push([Math.round(e.startTime * 1000), Math.round(e.duration * 1000), e.detail?.kind]);
+  }).observe({ entryTypes: ['gc'] });
+  let last = stat();
+  setInterval(() => {
+    const now = stat();
+    turns += 1;
+    const cpuUs = Math.round((now[0] - last[0]) / 1000);
+    if (now[2] - last[2] >= minWallUs || cpuUs >= 6000) gaps.push([last[2], now[2], cpuUs, Math.round((now[1] - last[1]) / 1000)]);
+    last = now;
+  }, 1).unref();
+  // performance.now()'s origin on the monotonic clock, for the collections' entries
+  const originUs = () => Number(process.hrtime.bigint() / 1000n) - Math.round(performance.now() * 1000);
+  const dump = () => fs.writeFileSync(out, JSON.stringify({ turns, originUs: originUs(), gaps, gcs }));
+  setInterval(dump, 2000).unref();
+  process.on('exit', dump);
+}
