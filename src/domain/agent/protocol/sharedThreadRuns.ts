@@ -11,6 +11,7 @@ import type { RunStore } from '../../ports/runStore.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { ownerOf, type RunRecord } from '../records.ts';
 import { isProtocolRun } from './plainRuns.ts';
+import { quietAbort } from '../../../shared/quietAbort.ts';
 
 interface Listing {
   runs: Promise<RunRecord[]>;
@@ -120,6 +121,6 @@ export class SharedThreadRuns {
 
   private drop(entry: Entry, listing: Listing): void {
     if (entry.listing === listing) entry.listing = undefined;
-    listing.stop.abort();
+    quietAbort(listing.stop);
   }
 }

@@ -13,6 +13,7 @@ import { framed, matchesFilter, PROTOCOL_LOG_EVENT, storedOfText, type EventFilt
 import { listProtocolRuns, type SharedThreadRuns, type ThreadRuns } from './sharedThreadRuns.ts';
 import { JsonText } from '../../../shared/jsonText.ts';
 import { runningLifecycle } from './lifecycle.ts';
+import { quietAbort } from '../../../shared/quietAbort.ts';
 
 export interface ThreadEventDeps {
   runs: ThreadRuns;
@@ -119,7 +120,7 @@ async function* runEvents(
 /** For reads of what there is now: the log's reader is stopped once it has been idle briefly. */
 function presentOnly(outer?: AbortSignal) {
   const controller = new AbortController();
-  outer?.addEventListener('abort', () => controller.abort(), { once: true });
+  outer?.addEventListener('abort', () => quietAbort(controller), { once: true });
   let timer: NodeJS.Timeout | undefined;
   const touch = () => {
     clearTimeout(timer);

@@ -19,6 +19,7 @@ import type { ProtocolEvent, EventFilter } from './events.ts';
 import { eventJson, matchesFilter } from './events.ts';
 import { threadLogEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { schedulePass, type PassFeed } from './fanOutPasses.ts';
+import { quietAbort } from '../../../shared/quietAbort.ts';
 
 /** Where a pushed reader's events go: the stream's writer. */
 export interface FeedSink {
@@ -121,7 +122,7 @@ export class ThreadFeeds {
       reader.closed = true;
       signal?.removeEventListener('abort', close);
       feed.pushed.delete(reader);
-      reader.stopOwn?.abort();
+      quietAbort(reader.stopOwn);
       reader.wake?.();
       this.leave(threadId, owner, feed);
     };
@@ -201,7 +202,7 @@ export class ThreadFeeds {
     } catch (err) {
       if (!reader.closed) reader.sink.fail(err);
     } finally {
-      stop.abort();
+      quietAbort(stop);
       await own.return(undefined);
     }
   }
@@ -248,7 +249,7 @@ export class ThreadFeeds {
 
   private halt(feed: Feed): void {
     feed.stopped = true;
-    feed.stop.abort();
+    quietAbort(feed.stop);
     wake(feed);
     // its pushed readers read on by themselves
     for (const reader of [...feed.pushed]) this.goLive(feed, reader, feed.threadId, feed.owner);

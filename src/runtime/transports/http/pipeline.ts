@@ -31,6 +31,7 @@ import { StartFailed } from '../../deferredHandlers.ts';
 import { releasedAtEnd } from '../releasedAtEnd.ts';
 import { REQUEST_ID_HEADER, RequestIdResponse } from './requestIdResponse.ts';
 import { requestIds } from './requestIds.ts';
+import { quietAbort } from '../../../shared/quietAbort.ts';
 
 export type { OperationHandler } from '../../handler.ts';
 
@@ -215,7 +216,7 @@ class HttpRequestContext implements RequestContext {
   get signal(): AbortSignal {
     if (!this.abort) {
       this.abort = new AbortController();
-      if (this.gone) this.abort.abort();
+      if (this.gone) quietAbort(this.abort);
     }
     return this.abort.signal;
   }
@@ -223,7 +224,7 @@ class HttpRequestContext implements RequestContext {
   /** The client went away before its reply was complete. */
   clientGone(): void {
     this.gone = true;
-    this.abort?.abort();
+    quietAbort(this.abort);
   }
 }
 

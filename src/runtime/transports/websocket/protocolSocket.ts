@@ -30,6 +30,7 @@ import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoo
 import { UnsettledUpgrades } from './unsettledUpgrades.ts';
 import { RefusalPace } from './refusalPace.ts';
 import type { HttpReply } from '../../errors.ts';
+import { quietAbort } from '../../../shared/quietAbort.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
 
@@ -218,10 +219,10 @@ class ProtocolSocket {
     const stop = new AbortController();
     const reply = await this.door.call('streamThreadEvents', filter, stop.signal);
     if (!('stream' in reply) || reply.status !== 200) {
-      stop.abort();
+      quietAbort(stop);
       return this.send(failure(id, reply.status, 'json' in reply ? reply.json : ''));
     }
-    if (this.ws.readyState !== this.ws.OPEN) return void stop.abort();
+    if (this.ws.readyState !== this.ws.OPEN) return void quietAbort(stop);
     const subscriptionId = randomUUID();
     this.subscriptions.set(subscriptionId, stop);
     this.send({ type: 'success', id, result: { subscription_id: subscriptionId } });
@@ -247,7 +248,7 @@ class ProtocolSocket {
       // the subscription ended (unsubscribed, or the socket closed)
     } finally {
       this.subscriptions.delete(subscriptionId);
-      stop.abort();
+      quietAbort(stop);
       void events.return?.()?.catch(() => undefined);
       this.idleSince = Date.now();
     }
@@ -273,7 +274,7 @@ class ProtocolSocket {
         this.connection.on('close', drained);
         return false;
       },
-      fail: () => stop.abort(),
+      fail: () => quietAbort(stop),
     });
     const end = () => {
       pushed.close();
@@ -308,7 +309,7 @@ class ProtocolSocket {
   private unsubscribe(id: number, subscriptionId: string): void {
     const stop = this.subscriptions.get(subscriptionId);
     if (!stop) return this.send({ type: 'error', id, error: 'no_such_subscription', message: `Unknown subscription: ${subscriptionId}` });
-    stop.abort();
+    quietAbort(stop);
     this.subscriptions.delete(subscriptionId);
     this.send({ type: 'success', id, result: {} });
   }
@@ -316,7 +317,7 @@ class ProtocolSocket {
   private closeAll(): void {
     clearInterval(this.ticker);
     unscheduleWrite(this.held);
-    for (const stop of this.subscriptions.values()) stop.abort();
+    for (const stop of this.subscriptions.values()) quietAbort(stop);
     this.subscriptions.clear();
     this.door.release();
   }
