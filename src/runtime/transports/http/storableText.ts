@@ -26,8 +26,25 @@ export function unstorableReason(text: string): string | undefined {
   return undefined;
 }
 
+/** A NUL or any surrogate, paired or not: text without one is storable (a pair is then looked at by unstorableReason). */
+const MAY_BE_UNSTORABLE = /[\0\uD800-\uDFFF]/;
+
+/**
+ * Whether `value` is an object of strings only (a path's parameters, most queries) whose keys
+ * and values hold neither a NUL nor a surrogate: storable, found by one test a string, without
+ * the walk below (a stack entry and a `loc` array a string, two patterns on each).
+ */
+function flatAndStorable(value: object): boolean {
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item !== 'string' || MAY_BE_UNSTORABLE.test(key) || MAY_BE_UNSTORABLE.test(item)) return false;
+  }
+  return true;
+}
+
 /** The first string or key of `value` that cannot be stored, as a 422 item whose `loc` starts at `loc`; undefined when all can. */
 export function unstorableText(value: unknown, loc: (string | number)[]): ValidationErrorItem | undefined {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && flatAndStorable(value)) return undefined;
   // an explicit stack: a value may nest as deep as the body's depth limit allows
   const stack: { value: unknown; loc: (string | number)[] }[] = [{ value, loc }];
   while (stack.length > 0) {

@@ -21,6 +21,17 @@ describe('unstorableText', () => {
     assert.equal(unstorableText({ emoji: '😀 \ud83d\ude00', text: 'é\u0001\uFFFF', n: 1e308 }, ['body']), undefined);
   });
 
+  test('a flat object of strings (a path, a query) is answered as any other value: pairs kept, a NUL or a lone surrogate named in a key or a value', () => {
+    assert.equal(unstorableText({ thread_id: 'a-b', q: '😀', '😀': 'x' }, ['path']), undefined);
+    assert.deepEqual(unstorableText({ a: 'ok', b: NUL }, ['query'])?.loc, ['query', 'b']);
+    assert.deepEqual(unstorableText({ a: 'ok', [LONE]: 'x' }, ['query'])?.loc, ['query', LONE]);
+    assert.match(unstorableText({ a: '\udc00x' }, ['path'])!.msg, /surrogate/);
+    assert.deepEqual(unstorableText({ a: 'ok', b: ['x', NUL] }, ['query'])?.loc, ['query', 'b', 1]);
+    // an inherited key is not the client's: neither path looks at it
+    assert.equal(unstorableText(Object.create({ inherited: NUL }), ['query']), undefined);
+    assert.equal(unstorableText({}, ['path']), undefined);
+  });
+
   test('storableCopy replaces each NUL and lone surrogate with U+FFFD, keys too', () => {
     assert.deepEqual(storableCopy({ [`k\u0000`]: [NUL, LONE, '😀'] }), { 'k\uFFFD': ['before\uFFFDafter', 'half \uFFFD a pair', '😀'] });
   });
