@@ -33,9 +33,27 @@ export function inProcessHandler(listener: RequestListener): FetchHandler {
     const headers: Record<string, string | string[]> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
     const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+    // as fetch: a request whose client has gone already is not sent
+    const { signal } = request;
+    if (signal?.aborted) throw signal.reason;
     // light-my-request parses the target as a URL too: a raw one is put back on the request
     const { rawPath } = options;
-    const target: RequestListener = rawPath === undefined ? listener : (req, res) => listener(Object.assign(req, { url: rawPath }), res);
+    const dispatch: RequestListener = rawPath === undefined ? listener : (req, res) => listener(Object.assign(req, { url: rawPath }), res);
+    // The client going is the connection closing, as on a socket: its request and its response
+    // destroyed (the pipeline's signal follows the response's close), not the signal handed to
+    // inject: light-my-request destroys its reply stream with an AbortError then, an uncaught
+    // exception while the reply is not yet answered (nobody reads that stream yet)
+    const target: RequestListener = signal
+      ? (req, res) => {
+          const goes = () => {
+            req.destroy();
+            res.destroy();
+          };
+          signal.addEventListener('abort', goes, { once: true });
+          res.once('close', () => signal.removeEventListener('abort', goes));
+          dispatch(req, res);
+        }
+      : dispatch;
     const reply = await inject(target as never, {
       method: request.method as never,
       url: url.pathname + url.search,
@@ -44,7 +62,6 @@ export function inProcessHandler(listener: RequestListener): FetchHandler {
       ...(payload ? { payload } : {}),
       // a stream (SSE) is answered as it is written, not once it ends
       payloadAsStream: true,
-      ...(request.signal ? { signal: request.signal } : {}),
     });
     const res = reply.raw.res as ServerResponse;
     const stream = reply.stream();
