@@ -13,6 +13,11 @@ import { extendContext, type RequestContext } from '../../../../src/runtime/cont
 import v8 from 'node:v8';
 
 const seen: { early?: boolean; late?: boolean } = {};
+/** Per kind, resolved when its handler has begun (and, early, taken the signal). */
+const began: Record<string, () => void> = {};
+/** Resolved by the test once the late request's client has gone. */
+let clientWent: () => void = () => {};
+const went = new Promise<void>((resolve) => (clientWent = resolve));
 const contexts: RequestContext[] = [];
 const threadBodies: object[] = [];
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,10 +39,13 @@ before(async () => {
         }
         if (url.searchParams.get('when') === 'early') {
           const signal = ctx.signal;
-          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          const aborted = new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          began.early?.();
+          await aborted;
           seen.early = signal.aborted;
         } else {
-          await delay(300);
+          began.late?.();
+          await went;
           seen.late = ctx.signal.aborted;
         }
         return { status: 200, body: { ok: true } };
@@ -56,16 +64,18 @@ before(async () => {
 after(() => server.close());
 
 test('a handler sees the client go, whether it took the signal before or after', async () => {
-  // an operation's first request waits for its reply serializers' module (ApiDocument.whenTables),
-  // which under tsx can take longer than the 100 ms before the abort below: the early handler
-  // must have begun, and taken the signal, before the client goes
+  // the client goes once the handler has begun (a fixed delay before the abort let a loaded
+  // machine abort the request before it reached the handler): the early one has taken the
+  // signal then, the late one asks for it only after the client has gone
   assert.equal((await server.api('/ok?when=warm')).status, 200);
   for (const when of ['early', 'late']) {
     const controller = new AbortController();
+    const begun = new Promise<void>((resolve) => (began[when] = resolve));
     const pending = server.fetch(`${server.url}/ok?when=${when}`, { signal: controller.signal }).catch(() => undefined);
-    await delay(100);
+    await begun;
     controller.abort();
     await pending;
+    if (when === 'late') clientWent();
   }
   for (let i = 0; i < 50 && (seen.early === undefined || seen.late === undefined); i += 1) await delay(20);
   assert.deepEqual(seen, { early: true, late: true });
