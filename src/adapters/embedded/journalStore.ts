@@ -693,6 +693,8 @@ export class JournalStore implements Store {
     const lines: JournalOp[] = [];
     const entries: (Kept | null)[] = [];
     const paged: boolean[] = [];
+    // the values' texts their writer made (a run worker's writes: PutOp.json)
+    const given: (string | undefined)[] = [];
     let seq = this.seq;
     for (const op of ops) {
       // a request waits for its collection's records before it writes (write, JournalCollection)
@@ -706,10 +708,11 @@ export class JournalStore implements Store {
         const entry = wholeEntry(existing ? existing.seq : ++seq, op.value);
         lines.push([op.collection, op.id, entry.seq, op.value]);
         entries.push(entry);
+        given[lines.length - 1] = op.json;
       }
     }
     // what cannot be written as JSON and read back is refused before anything is written
-    const { line, places, fresh } = serialise(lines, paged);
+    const { line, places, fresh } = serialise(lines, paged, given);
     const lineStart = this.segmentBytes;
     if (this.fd !== null) this.append(Buffer.from(line));
     this.seq = seq;
@@ -718,8 +721,10 @@ export class JournalStore implements Store {
       const entry = entries[i];
       const place = places[i];
       if (entry && place) {
-        // the value stays where the journal line put it; the cache holds it while it is recent
-        const value = frozenCopy(entry.value!);
+        // the value stays where the journal line put it; the cache holds it while it is recent.
+        // A value given with its text is the store's own copy (PutOp.json: a worker's, cloned
+        // across threads, so built key by key): frozen as it is, not copied a second time
+        const value = given[i] === undefined ? frozenCopy(entry.value!) : deepFreeze(entry.value!);
         // the text of its large parts, for the next write of the same parts (a thread's values, at the next run's enqueue)
         rememberParts(value, fresh[i] ?? []);
         // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
@@ -1171,9 +1176,9 @@ export class JournalStore implements Store {
 type Place = Omit<Location, 'file'>;
 
 /** The text of a put whose value is paged, and where the value is in it. */
-function pagedOpText(op: [string, string, number, object]): { text: string; at: number; len: number; fresh: FreshPart[] } {
+function pagedOpText(op: [string, string, number, object], given?: string): { text: string; at: number; len: number; fresh: FreshPart[] } {
   const head = `${JSON.stringify([op[0], op[1], op[2]]).slice(0, -1)},`;
-  const { json: body, fresh } = recordJson(op[3]);
+  const { json: body, fresh } = given === undefined ? recordJson(op[3]) : { json: given, fresh: [] };
   if (body === undefined) throw new Error('its value has no JSON');
   return { text: `${head}${body}]`, at: Buffer.byteLength(head), len: Buffer.byteLength(body), fresh };
 }
@@ -1181,16 +1186,20 @@ function pagedOpText(op: [string, string, number, object]): { text: string; at: 
 /**
  * The journal line of a batch, as JSON.stringify(lines) writes it and its newline, with where
  * each value that `paged` marks sits in it; or a StoreWriteError naming the record that cannot
- * be one.
+ * be one. `given`: a paged value's text its writer made (PutOp.json), written as it is.
  */
-function serialise(lines: JournalOp[], paged: boolean[]): { line: string; places: (Place | undefined)[]; fresh: FreshPart[][] } {
+function serialise(
+  lines: JournalOp[],
+  paged: boolean[],
+  given: (string | undefined)[] = [],
+): { line: string; places: (Place | undefined)[]; fresh: FreshPart[][] } {
   let text: string | undefined;
   let problem = '';
   const places: (Place | undefined)[] = [];
   const fresh: FreshPart[][] = [];
   try {
     if (!paged.includes(true)) text = `${JSON.stringify(lines)}\n`;
-    else if (lines.length === 1 && lines[0]!.length === 4 && writtenWhole(lines[0]![3])) {
+    else if (lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && writtenWhole(lines[0]![3])) {
       // one record written whole (a created thread, a run's status): the line in one stringify, as
       // d5486dc wrote it, its value found after the head `[["name","id",seq,` and before `]]`
       // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
@@ -1205,7 +1214,7 @@ function serialise(lines: JournalOp[], paged: boolean[]): { line: string; places
       let bytes = 1; // the opening bracket
       lines.forEach((op, i) => {
         if (paged[i] && op.length === 4) {
-          const { text: part, at, len, fresh: made } = pagedOpText(op);
+          const { text: part, at, len, fresh: made } = pagedOpText(op, given[i]);
           parts.push(part);
           places[i] = { at: bytes + at, len };
           fresh[i] = made;

@@ -12,7 +12,7 @@
 // they divide the work).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Collection, CollectionOptions, ListOptions, SetOp, Store, WriteOp } from '../../domain/ports/store.ts';
+import type { Collection, CollectionOptions, ListOptions, PutOp, SetOp, Store, WriteOp } from '../../domain/ports/store.ts';
 import { existsQuery, setStatement, type ExistsQuery, type SetTarget } from './pgSetOp.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from '../../domain/ports/containment.ts';
@@ -233,7 +233,7 @@ export class PgStore implements Store {
       const [op] = ops;
       const target = this.handle(op.collection);
       if ('set' in op) return this.setOf(op);
-      return 'delete' in op ? { sql: target.deleteSql, params: [op.id] } : { sql: target.upsertSql, params: target.row(op.id, op.value) };
+      return 'delete' in op ? { sql: target.deleteSql, params: [op.id] } : { sql: target.upsertSql, params: target.row(op.id, op.value, op.json) };
     }
     if (ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
     // a record upserted twice (a plain graph's head, once per step) ends as its last value, as in the transaction
@@ -246,7 +246,7 @@ export class PgStore implements Store {
     // the parameters: the gate's, then what else it lets through (see Gate.then and Gate.also), then each record's
     const params: unknown[] = [...(gate?.params ?? [])];
     for (const extra of [gate?.then, ...(gate?.also ?? [])]) if (extra) params.push(...extra.params, ...(extra.notify ?? []));
-    for (const op of ops) params.push(...(sets.get(op)?.params ?? this.handle(op.collection).row(op.id, (op as { value: object }).value)));
+    for (const op of ops) params.push(...(sets.get(op)?.params ?? this.handle(op.collection).row(op.id, (op as PutOp).value, (op as PutOp).json)));
     // the text depends on the statement's shape alone: made once per shape (renumbering the
     // parameters of every WITH cost ~0.2 ms a run's end on a loaded host), kept as the
     // prepared statements' names are (at most PREPARED_TEXTS)
@@ -358,7 +358,7 @@ export class PgStore implements Store {
         const { sql, params } = this.setOf(op);
         await client.query(sql, params);
       } else if ('delete' in op) await client.query(target.deleteSql, [op.id]);
-      else await client.query(target.upsertSql, target.row(op.id, op.value));
+      else await client.query(target.upsertSql, target.row(op.id, op.value, op.json));
     }
   }
 
@@ -586,9 +586,9 @@ class PgCollection<T extends object> implements Collection<T> {
     return this.area ? this.area.columns.length + 2 : 3;
   }
 
-  /** The statement parameters that store `value` under `id` (see upsertSql). */
-  row(id: string, value: object): unknown[] {
-    const doc = JSON.stringify(value);
+  /** The statement parameters that store `value` under `id` (see upsertSql); `json`: its text, when the writer made it (PutOp.json). */
+  row(id: string, value: object, json?: string): unknown[] {
+    const doc = json ?? JSON.stringify(value);
     if (!this.area) return [this.name, id, doc];
     return [id, ...this.area.columns.map((c) => columnParam(c, value as Record<string, unknown>)), doc];
   }

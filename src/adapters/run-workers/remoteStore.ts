@@ -13,6 +13,23 @@ export type Call = (target: CallTarget, method: string, args: unknown[], order?:
 export const REMOTE_COLLECTION_METHODS = new Set(['get', 'getMany', 'insert', 'put', 'delete', 'list', 'count']);
 export const REMOTE_MEMORY_METHODS = new Set(['get', 'put', 'delete', 'search', 'listNamespaces']);
 
+/**
+ * A put with its value's text made here (PutOp.json): the main thread, the store's one writer
+ * and the loop every request waits on, writes the text instead of making it again (a
+ * checkpoint's record is mostly JSON text already, escaped once more in its line), and keeps
+ * the copy it receives instead of copying it (issues 86, 87).
+ */
+function withText(op: WriteOp): WriteOp {
+  if (!('value' in op) || op.json !== undefined) return op;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(op.value) as string | undefined;
+  } catch {
+    return op; // a value with no JSON (a cycle, a BigInt): the store refuses it, naming the record
+  }
+  return json === undefined ? op : { collection: op.collection, id: op.id, value: op.value, json };
+}
+
 export class RemoteStore implements Store {
   /** `order`: this store's calls are made in the order given, none after one that failed (orderedCalls.ts). */
   constructor(
@@ -45,7 +62,7 @@ export class RemoteStore implements Store {
   }
 
   write(ops: WriteOp[]): Promise<void> {
-    return this.call('write', 'write', [ops], this.order) as Promise<void>;
+    return this.call('write', 'write', [ops.map(withText)], this.order) as Promise<void>;
   }
 
   collectionNames(): string[] {

@@ -66,6 +66,13 @@ export interface PutOp {
   collection: string;
   id: string;
   value: object;
+  /**
+   * The value's JSON text (`JSON.stringify(value)`), when the writer made it already: a run
+   * worker's write, which reaches the main thread as a copy of its own (issues 86, 87). The store
+   * writes this text and does not make it again; the embedded store keeps that copy frozen as
+   * it came rather than copying it again, so only a writer that gives the value up sets it.
+   */
+  json?: string;
 }
 
 export interface DeleteOp {
