@@ -31,7 +31,8 @@ async function generateOpenApi(spec: DocumentSpec, header: string, outDir: strin
   const { defs, absolute } = validatorDefs(doc, schemaId);
   const collected = collectOperations(spec.file, doc, absolute, { customAuth: spec.customAuth });
   await writeTypes(outDir, header, spec.typeName, doc.components?.schemas ?? {}, collected.types);
-  writeValidators(outDir, header, 'params', schemaId, defs, collected.params, { coerceTypes: 'array', useDefaults: true });
+  // the agent server's params, one module each: a start reads the few its first requests do (api.ts)
+  writeValidators(outDir, header, 'params', schemaId, defs, collected.params, { coerceTypes: 'array', useDefaults: true }, spec.key === 'agent-server');
   writeValidators(outDir, header, 'body', schemaId, defs, collected.bodies, { useDefaults: true });
   writeValidators(outDir, header, 'response', schemaId, defs, collected.responses, {});
   writeSerializers(outDir, header, doc, collected.replies);

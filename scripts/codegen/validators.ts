@@ -1,5 +1,6 @@
 // *.validators.gen.js: standalone ajv validators (one export per schema), emitted with line
 // breaks so a one-keyword spec change is a readable diff, and their .d.ts.
+import path from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
@@ -12,7 +13,23 @@ const Ajv2020 = cjs(Ajv2020Module);
 const standaloneCode = cjs(standaloneModule);
 export const addFormats = cjs(addFormatsModule);
 
-export function writeValidators(outDir: string, header: string, name: string, schemaId: string, defs: Json, schemas: Record<string, Json>, opts: Json): void {
+/**
+ * `split`: each validator is a module of its own, `<name>.validators/<key>.gen.js` (the
+ * definitions it reads copied into it), `<name>.validators.gen.js` re-exports them all (the
+ * tests, the conformance suite), and `<name>.validators.lazy.gen.js` says how to import each
+ * one: the runtime imports an operation's with its first request (api.ts), so a start parses
+ * the few its first requests read, not all of them (the agent server's params were ~350 KB).
+ */
+export function writeValidators(
+  outDir: string,
+  header: string,
+  name: string,
+  schemaId: string,
+  defs: Json,
+  schemas: Record<string, Json>,
+  opts: Json,
+  split = false,
+): void {
   const ajv = new Ajv2020({ strict: false, allErrors: true, code: { source: true, esm: true, lines: true }, ...opts });
   addFormats(ajv);
   ajv.addSchema({ $id: schemaId, $defs: defs });
@@ -22,8 +39,30 @@ export function writeValidators(outDir: string, header: string, name: string, sc
     ajv.addSchema({ ...schema, $id: id });
     exportsMap[key] = id;
   }
-  const code = Object.keys(exportsMap).length ? readableStandalone(standaloneCode(ajv, exportsMap)) : 'export {};\n';
-  writeFile(outDir, `${name}.validators.gen.js`, header + '/* eslint-disable */\n' + code);
+  const keys = Object.keys(exportsMap);
+  if (split && keys.length) {
+    const folder = `${name}.validators`;
+    for (const key of keys) {
+      const one = readableStandalone(standaloneCode(ajv, { [key]: exportsMap[key] }));
+      writeFile(path.join(outDir, folder), `${key}.gen.js`, header + '/* eslint-disable */\n' + one);
+    }
+    const barrel = keys.map((key) => `export { ${key} } from './${folder}/${key}.gen.js';`).join('\n');
+    writeFile(outDir, `${name}.validators.gen.js`, `${header}/* eslint-disable */\n${barrel}\n`);
+    const lazy = keys.map((key) => `  ${key}: () => import('./${folder}/${key}.gen.js').then((m) => m.${key}),`).join('\n');
+    writeFile(
+      outDir,
+      `${name}.validators.lazy.gen.js`,
+      `${header}/* eslint-disable */\n/** Each validator's module, imported when an operation that reads it is first served. */\nexport const modules = {\n${lazy}\n};\n`,
+    );
+    writeFile(
+      outDir,
+      `${name}.validators.lazy.gen.d.ts`,
+      `${header}import type { ValidatorModules } from '${CONTRACT_IMPORT}';\n/** Each validator's module, imported when an operation that reads it is first served. */\nexport declare const modules: ValidatorModules;\n`,
+    );
+  } else {
+    const code = keys.length ? readableStandalone(standaloneCode(ajv, exportsMap)) : 'export {};\n';
+    writeFile(outDir, `${name}.validators.gen.js`, header + '/* eslint-disable */\n' + code);
+  }
   const dts = Object.keys(exportsMap)
     .map((k) => `export declare const ${k}: Validator;`)
     .join('\n');

@@ -1,6 +1,6 @@
 // The generated contract, loaded once: operation tables, bundled documents and validators.
 import type { RpcContext } from './context.ts';
-import type { MethodSpec, OperationSpec, Serialize, SerializerModules, SerializerTable, ValidatorTable } from './contract.ts';
+import type { MethodSpec, OperationSpec, Serialize, SerializerModules, SerializerTable, Validator, ValidatorTable } from './contract.ts';
 import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './transports/jsonrpc.ts';
 import type { Logger } from './logging/logger.ts';
 import { operations as controlPlaneOperations, securitySchemes as controlPlaneSchemes } from '../../generated/control-plane/operations.gen.ts';
@@ -9,7 +9,7 @@ import { methods as a2aMethods } from '../../generated/a2a/methods.gen.ts';
 import { methods as a2aV1Methods } from '../../generated/a2a-v1/methods.gen.ts';
 import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
 import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.js';
-import * as asParams from '../../generated/agent-server/params.validators.gen.js';
+import { modules as asParamModules } from '../../generated/agent-server/params.validators.lazy.gen.js';
 import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
 import * as a2aV1Params from '../../generated/a2a-v1/params.validators.gen.js';
 import * as asReplies from '../../generated/agent-server/reply.serializers.gen.js';
@@ -26,7 +26,7 @@ export interface ApiDocument {
   /** Its components.securitySchemes, which the pipeline binds each operation's credentials by. */
   securitySchemes: Record<string, any>;
   operations: readonly OperationSpec[];
-  /** params, body and serializers: read only once `tablesLoaded` says so, where it is present (see lazyTable). */
+  /** params, body and serializers: an operation's read only once `tablesLoaded` says so, where it is present (see lazyTable, paramsByOperation). */
   params: ValidatorTable;
   body: ValidatorTable;
   /** The JSON replies' serializers, by response validator name: an operation's are there once `tablesLoaded` says so. */
@@ -144,6 +144,43 @@ function serializersByOperation(generated: () => SerializerModules) {
   };
 }
 
+/**
+ * A document's params validators, each one's module imported with the first request of an
+ * operation that reads it (ApiDocument.whenTables), not with the server: the agent server's
+ * are ~350 KB of generated code, of which a start's first requests read one or two (`/ok`'s
+ * query). `table` holds the loaded ones, by validator name.
+ */
+function paramsByOperation(modules: Readonly<Record<string, () => Promise<Validator>>>) {
+  const table: Record<string, Validator> = {};
+  const loading = new Map<string, Promise<void>>();
+  const namesOf = (operation: OperationSpec) =>
+    [operation.params.path, operation.params.query, operation.params.headers].flatMap((p) => (p && p.validator in modules ? [p.validator] : []));
+  const one = (name: string): Promise<void> => {
+    let load = loading.get(name);
+    if (!load) {
+      load = modules[name]().then(
+        (validate) => void (table[name] = validate),
+        (err: unknown) => {
+          // a later request tries again, not the same failure forever
+          loading.delete(name);
+          throw err;
+        },
+      );
+      loading.set(name, load);
+    }
+    return load;
+  };
+  return {
+    table: table as ValidatorTable,
+    loaded: (operation: OperationSpec) => namesOf(operation).every((name) => name in table),
+    load(operation: OperationSpec): Promise<void> | undefined {
+      const missing = namesOf(operation).filter((name) => !(name in table));
+      if (!missing.length) return undefined;
+      return Promise.all(missing.map(one)).then(() => undefined);
+    },
+  };
+}
+
 /** Both loads, or undefined where neither is needed. */
 function bothLoaded(a: Promise<void> | undefined, b: Promise<void> | undefined): Promise<void> | undefined {
   if (!a) return b;
@@ -161,6 +198,7 @@ const controlPlaneTables = lazyTable("the control plane's tables", async () => {
 });
 const controlPlaneReplies = serializersByOperation(() => controlPlaneTables.get().replies);
 const agentServerReplies = serializersByOperation(() => asReplies as SerializerModules);
+const agentServerParams = paramsByOperation(asParamModules);
 const agentServerBodies = lazyTable(
   "the agent server's body validators",
   async () => (await import('../../generated/agent-server/body.validators.gen.js')) as ValidatorTable,
@@ -194,13 +232,18 @@ export const apiDocuments: ApiDocument[] = [
     },
     securitySchemes: agentServerSchemes,
     operations: agentServerOperations,
-    params: asParams as ValidatorTable,
+    params: agentServerParams.table,
     get body() {
       return agentServerBodies.get();
     },
     serializers: agentServerReplies.table,
-    tablesLoaded: (operation) => (!operation.body || agentServerBodies.loaded()) && agentServerReplies.loaded(operation),
-    whenTables: (operation) => bothLoaded(operation.body ? agentServerBodies.load() : undefined, agentServerReplies.load(operation)),
+    tablesLoaded: (operation) =>
+      agentServerParams.loaded(operation) && (!operation.body || agentServerBodies.loaded()) && agentServerReplies.loaded(operation),
+    whenTables: (operation) =>
+      bothLoaded(
+        agentServerParams.load(operation),
+        bothLoaded(operation.body ? agentServerBodies.load() : undefined, agentServerReplies.load(operation)),
+      ),
   },
 ];
 

@@ -20,6 +20,9 @@ export interface SerializerModules {
   serializers: Readonly<Record<string, string>>;
 }
 
+/** Each validator's module of a split file (`*.validators.lazy.gen.js`), by name: its import resolves to the validator. */
+export type ValidatorModules = Readonly<Record<string, () => Promise<Validator>>>;
+
 /** Validators of one generated file, by name. */
 export type ValidatorTable = Readonly<Record<string, Validator>>;
 

@@ -1,5 +1,5 @@
 // The control plane's request validators and reply serializers, and the agent server's body
-// validators, load with the first request that reads them, not with the server (api.ts,
+// validators, params validators and reply serializers, load with the first request that reads them, not with the server (api.ts,
 // lazyTable; that a start does not load them: server.startLoads.e2e.test.ts). Requests that
 // arrive together while they load each wait for them and are answered as the contract says:
 // validated, refused, served.
@@ -79,6 +79,20 @@ test("an agent-server operation's reply serializers load with its first request,
   const text = new ReplySerializers([doc], createLogger('silent')).write(getAssistant, 200, { ...assistant, internal_token: 'tok-123' });
   assert.doesNotMatch(text, /tok-123/, 'written by the schema: an undeclared field never reaches the client');
   assert.equal(JSON.parse(text).assistant_id, assistant.assistant_id);
+});
+
+test("an agent-server operation's params validators load with its first request, not with the module or another operation", async () => {
+  const fresh = (await import(`${childImport('src/runtime/api.ts').url}?fresh=params${Date.now()}`)) as typeof import('../../src/runtime/api.ts');
+  const doc = fresh.apiDocuments.find((d) => d.key === 'agent-server')!;
+  const getThread = doc.operations.find((o) => o.operationId === 'getThread')!;
+  assert.equal(doc.tablesLoaded?.(getThread), false, 'not loaded with the module');
+  assert.equal(doc.params.getThread_path, undefined);
+  await doc.whenTables?.(getThread);
+  assert.equal(doc.tablesLoaded?.(getThread), true);
+  assert.equal(doc.params.health_query, undefined, "another operation's are not loaded with it");
+  const validate = doc.params.getThread_path;
+  assert.equal(validate({ thread_id: '11111111-2222-4333-8444-555555555555' }), true);
+  assert.equal(validate({ thread_id: 'not-a-uuid' }), false, 'the loaded validator checks as the contract says');
 });
 
 test('the first agent-server read of its kind, sent with others, is answered and refused as the contract says', async () => {

@@ -117,6 +117,17 @@ test('the server on the embedded store answers without having loaded the pg driv
     const agentServerSerializers = () => loaded().filter((u) => /\/generated\/agent-server\/reply\.serializers\/serializer\d+\.gen\.js$/.test(u));
     const atFirst200 = agentServerSerializers().length;
     assert.ok(atFirst200 > 0 && atFirst200 <= 3, `the first requests' serializers only: ${agentServerSerializers().join(', ')}`);
+    // each operation's params validators load with its first request the same way: /ok's query, not the table of them all
+    const agentServerParams = () => loaded().filter((u) => /\/generated\/agent-server\/params\.validators(\.gen\.js|\/\w+\.gen\.js)$/.test(u));
+    assert.ok(agentServerParams().length <= 3, `the first requests' params validators only: ${agentServerParams().join(', ')}`);
+    assert.ok(!agentServerParams().some((u) => u.endsWith('/params.validators.gen.js')), 'not the module of them all');
+    const getThreadParams = () => agentServerParams().filter((u) => u.endsWith('/getThread_path.gen.js'));
+    assert.deepEqual(getThreadParams(), [], 'no GET /threads/{id} yet: its path validator is not loaded');
+    const badThreadId = await fetch(`${url}/threads/not-a-uuid`, { headers: { 'x-api-key': key } });
+    const badThreadIdReply = (await badThreadId.json()) as { detail?: { loc: string[] }[] };
+    assert.equal(badThreadId.status, 422, JSON.stringify(badThreadIdReply));
+    assert.deepEqual(badThreadIdReply.detail?.[0].loc, ['path', 'thread_id'], 'refused by the validator its first request loaded');
+    assert.equal(getThreadParams().length, 1, 'the first GET /threads/{id} loaded its path validator');
     const openApiDocuments = () => loaded().filter((u) => /\/generated\/(control-plane|agent-server)\/document\.gen\.js$/.test(u));
     assert.deepEqual(openApiDocuments(), [], 'nothing has read a whole OpenAPI document: their modules are not loaded');
     // the console's first read loads them

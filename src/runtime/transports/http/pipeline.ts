@@ -121,7 +121,7 @@ export interface PipelineOptions {
 interface Bound {
   operation: OperationSpec;
   handler: OperationHandler;
-  /** undefined until the tables it reads have loaded (ApiDocument.whenTables: the control plane's, the agent server's bodies). */
+  /** undefined until the tables it reads have loaded (ApiDocument.whenTables: the control plane's, the agent server's bodies, params and reply serializers per operation). */
   validators: OperationValidators | undefined;
   doc: ApiDocument;
   /** Anonymous calls allowed (an empty security requirement) unless auth is forced on. */
