@@ -237,13 +237,9 @@ export const apiDocuments: ApiDocument[] = [
       return agentServerBodies.get();
     },
     serializers: agentServerReplies.table,
-    tablesLoaded: (operation) =>
-      agentServerParams.loaded(operation) && (!operation.body || agentServerBodies.loaded()) && agentServerReplies.loaded(operation),
+    tablesLoaded: (operation) => agentServerParams.loaded(operation) && (!operation.body || agentServerBodies.loaded()) && agentServerReplies.loaded(operation),
     whenTables: (operation) =>
-      bothLoaded(
-        agentServerParams.load(operation),
-        bothLoaded(operation.body ? agentServerBodies.load() : undefined, agentServerReplies.load(operation)),
-      ),
+      bothLoaded(agentServerParams.load(operation), bothLoaded(operation.body ? agentServerBodies.load() : undefined, agentServerReplies.load(operation))),
   },
 ];
 

@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { areaApp, type InProcessApp } from '../support/area.ts';
 import { childImport } from '../support/childImports.ts';
+import type { ValidatorTable } from '../../src/runtime/contract.ts';
 
 let app: InProcessApp | undefined;
 let agentServer: InProcessApp | undefined;
@@ -90,7 +91,8 @@ test("an agent-server operation's params validators load with its first request,
   await doc.whenTables?.(getThread);
   assert.equal(doc.tablesLoaded?.(getThread), true);
   assert.equal(doc.params.health_query, undefined, "another operation's are not loaded with it");
-  const validate = doc.params.getThread_path;
+  // read again after the load (the assertion above narrowed the property to undefined)
+  const validate = (doc.params as ValidatorTable).getThread_path;
   assert.equal(validate({ thread_id: '11111111-2222-4333-8444-555555555555' }), true);
   assert.equal(validate({ thread_id: 'not-a-uuid' }), false, 'the loaded validator checks as the contract says');
 });
