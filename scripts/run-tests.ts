@@ -29,7 +29,7 @@ import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraph
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
 import { longestFirst } from './testOrder.ts';
 import { describeLeftBehind, fileTempDir, leftBehind, makeRunTempDir } from './testTempDirs.ts';
-import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
+import { SHARED_POSTGRES_ENV, TEST_RUN_ENV } from '../test/support/postgresEnv.ts';
 
 /** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
 const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
@@ -346,6 +346,8 @@ const env: Record<string, string> = {
 /** Stops the run's PostgreSQL, or on a server it did not start drops what the run left there. */
 let finish = async (): Promise<void> => {};
 if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
+  // imported here: pg and the store's modules cost every start of the runner ~0.2 CPU-s, and most runs of the runner's own tests use no PostgreSQL
+  const { databasesOfRun, dropDatabases, startEmbeddedServer } = await import('../test/support/postgres.ts');
   const external = process.env.DATABASE_URL;
   if (external) finish = async () => dropDatabases(external, await databasesOfRun(external, run));
   const server = external ? undefined : await startEmbeddedServer();

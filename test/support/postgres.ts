@@ -15,11 +15,9 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import { freePort } from '../../scripts/freePort.ts';
+import { SHARED_POSTGRES_ENV, TEST_RUN_ENV } from './postgresEnv.ts';
 
-/** The shared server's admin URL, as scripts/run-tests.ts hands it to the test processes. */
-export const SHARED_POSTGRES_ENV = 'AGENTPLANE_TEST_POSTGRES_URL';
-/** The run's tag in the names of its databases (so the runner can sweep what a killed process left). */
-export const TEST_RUN_ENV = 'AGENTPLANE_TEST_RUN_ID';
+export { SHARED_POSTGRES_ENV, TEST_RUN_ENV };
 /** Every test database's name starts with this, then the run's tag. */
 export const TEST_DATABASE_PREFIX = 'agentplane_test_';
 
