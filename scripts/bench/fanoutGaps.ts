@@ -94,6 +94,8 @@ const [loadedFrom, loadedTo] = edges('loaded');
 if (!aloneFrom || !aloneTo || !loadedFrom || !loadedTo) throw new Error('the phase did not reach its loaded windows');
 window('runs alone, no subscriber (while /ok and the first event are sampled)', aloneFrom, aloneTo);
 const loaded = window(`runs and ${subscribers} subscribers (while /ok and the first event are sampled)`, loadedFrom, loadedTo);
+// the runs stop and the subscribers all close at once: a mass disconnect (a proxy restarted)
+window('after: the last runs end, every subscriber closes', loadedTo, Math.max(loadedTo, ...recorded.gaps.map((g) => g[1])));
 
 if (profile) {
   const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
