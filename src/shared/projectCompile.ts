@@ -26,7 +26,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { withEsbuild } from './esbuildService.ts';
-import { fixedInputs, identity, readCompiledSet, writeCompiledSet } from './projectCompileCache.ts';
+import { fixedInputs, identity, readCompiledSet, tsconfigInputs, writeCompiledSet } from './projectCompileCache.ts';
 import { packageName } from './projectImports.ts';
 import { loadedByRequire, nearestTsconfig } from './typescriptLoader.ts';
 
@@ -79,7 +79,8 @@ async function compileWith(esbuild: typeof import('esbuild'), entries: readonly 
   // what the compile reads, each as it was before it was read (a change meanwhile is a miss next time)
   const nodeModules = nodeModulesAbove(entries[0]);
   const inputs = new Map(nodeModules ? fixedInputs(nodeModules) : []);
-  if (tsconfig) inputs.set(tsconfig, identity(tsconfig));
+  // the tsconfig esbuild reads, the one it extends, and the places a nearer one would be found
+  for (const [input, was] of tsconfigInputs(path.dirname(entries[0]))) inputs.set(input, was);
   const outputs = new Map<string, string>();
   const seen = new Set(entries);
   let wave = [...seen];

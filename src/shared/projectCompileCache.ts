@@ -58,6 +58,57 @@ export function fixedInputs(nodeModules: string): [string, string][] {
   return [COMPILER, ...LOCKFILES.map((name) => path.join(nodeModules, name))].map((input) => [input, identity(input, true)]);
 }
 
+/**
+ * The tsconfig inputs of a compile whose modules start in `dir`, each with its identity now: every
+ * `tsconfig.json` place from `dir` up to the nearest one (the missing ones as `-`, so one added
+ * nearer is a miss) and the files that one `extends`, transitively. The extends chain's names are
+ * found in the text without parsing it (hand-written: a name picked up from a comment is one more
+ * input, which can only cost a miss); a package's config is covered by the lockfiles.
+ */
+export function tsconfigInputs(dir: string): [string, string][] {
+  const found: [string, string][] = [];
+  for (let at = dir; ; at = path.dirname(at)) {
+    const candidate = path.join(at, 'tsconfig.json');
+    found.push([candidate, identity(candidate)]);
+    if (found.at(-1)![1] !== '-') break;
+    if (path.dirname(at) === at) return found;
+  }
+  const pending = [found.at(-1)![0]];
+  const seen = new Set(pending);
+  while (pending.length && seen.size <= MAX_TSCONFIGS) {
+    const config = pending.pop()!;
+    let text: string;
+    try {
+      text = fs.readFileSync(config, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const name of extendedNames(text)) {
+      if (!name.startsWith('.') && !path.isAbsolute(name)) continue;
+      const base = path.resolve(path.dirname(config), name);
+      for (const file of base.endsWith('.json') ? [base] : [base, `${base}.json`]) {
+        if (seen.has(file)) continue;
+        seen.add(file);
+        found.push([file, identity(file)]);
+        pending.push(file);
+      }
+    }
+  }
+  return found;
+}
+
+/** A chain of extends longer than this is cut (a cycle is cut by `seen`). */
+const MAX_TSCONFIGS = 32;
+
+/** The names in a tsconfig's `"extends"` (a string or an array of strings). */
+function extendedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/"extends"\s*:\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*")/g)) {
+    for (const quoted of match[1].matchAll(/"((?:[^"\\]|\\.)*)"/g)) names.push(quoted[1]);
+  }
+  return names;
+}
+
 /** Where the record of `entries`' compile is kept under `nodeModules` (a real path). */
 function recordFile(nodeModules: string, entries: readonly string[]): string {
   const key = createHash('sha256')

@@ -129,4 +129,19 @@ describe('the project compiled once is kept for the next start', () => {
     fs.writeFileSync(file, JSON.stringify({ ...record, format: 1, entries: [entry] }));
     assert.ok(keptCompile([entry]), 'the record as written is a hit');
   });
+  it('a tsconfig added above the modules, or a change to the one it extends, is a miss', async () => {
+    await compiled(entry);
+    await recorded(entry);
+    // none was found at first: one added in the project's folder is what esbuild would read now
+    write({ 'tsconfig.json': JSON.stringify({ extends: './base/tsconfig.base', compilerOptions: { strict: true } }) });
+    assert.equal(keptCompile([entry]), undefined, 'a tsconfig added where none was');
+    write({ 'base/tsconfig.base.json': '{ "compilerOptions": { "target": "es2022" } }\n' });
+    await compiled(entry);
+    await recorded(entry);
+    assert.ok(keptCompile([entry]), 'unchanged since: a hit');
+    write({ 'base/tsconfig.base.json': '{ "compilerOptions": { "target": "es2020" } }\n' });
+    assert.equal(keptCompile([entry]), undefined, 'the extended config changed');
+    fs.rmSync(path.join(dir, 'tsconfig.json'));
+    fs.rmSync(path.join(dir, 'base'), { recursive: true });
+  });
 });
