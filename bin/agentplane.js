@@ -7,10 +7,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compiledIsCurrent } from './compiledSources.js';
-import { holdYoungGeneration } from './youngGeneration.js';
-
-// before the server's modules load: the main thread's young generation held small while it starts (youngGeneration.js)
-holdYoungGeneration();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 if (fs.existsSync(new URL('../src/cli/main.ts', import.meta.url)) && !compiledIsCurrent(root)) {

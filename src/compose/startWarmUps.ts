@@ -44,8 +44,6 @@ import type { BackgroundModule } from '../runtime/application.ts';
  * it under way. A step that fails is logged at debug; the next one still comes.
  */
 const SCHEMA_WARMUP_DELAY_MS = 2_000;
-/** bin/youngGeneration.js's release of the young generation it holds while the process starts. */
-const RELEASE_YOUNG_GENERATION = Symbol.for('agentplane.releaseYoungGeneration');
 const IDLE_CHECK_MS = 500;
 const IDLE_SHARE_OF_A_CORE = 0.1;
 
@@ -81,9 +79,6 @@ export function startWarmUps(steps: StartWarmUps, log: Logger): BackgroundModule
     });
   return {
     start: () => {
-      // the server answers: the main thread's young generation grows as V8 grows it again (bin/youngGeneration.js
-      // held it small while the process started; the entry point is not part of the compiled sources, hence the global)
-      (globalThis as { [RELEASE_YOUNG_GENERATION]?: () => void })[RELEASE_YOUNG_GENERATION]?.();
       const started = performance.now();
       void (async () => {
         await step('a run worker', steps.worker);
