@@ -4,7 +4,7 @@
 // (storeTool.ts) reports and mends it with the same readers.
 //
 //   DIR/LOCK                          pid of the server that has the directory open
-//   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}, seq}
+//   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}, seq, few}
 //   DIR/journal/00000001.log          one JSON line per acknowledged write
 //   DIR/collections/<name>/shard-N.json   lowdb snapshot {records: {id: [seq, value]}}
 //   DIR/collections/<name>/shard-N.index  a paged shard's saved index (pagedIndex.ts): a cache, never the truth
@@ -39,6 +39,21 @@ export interface Meta {
    * keep it, so a value present is never behind the files.
    */
   seq?: number;
+  /**
+   * Per paged collection with values few of its records hold (pagedCollections.ts FEW_VALUES),
+   * those values and the shards whose files hold a record with one, as the files were when this
+   * was written (issue 91): a start opens only these before the collection's load. A shard not
+   * listed may hold one since only through a write the journal still has (a snapshot removes its
+   * journal only after writing this file). Absent (older directories, `store repair`, a shard
+   * whose holders are not known): every shard's index head is read at the start, as before.
+   */
+  few?: Record<string, FewShards>;
+}
+
+/** A collection's few values (as FEW_VALUES names them) and the shards whose files hold a record with one. */
+export interface FewShards {
+  values: Record<string, string[]>;
+  shards: number[];
 }
 
 /** Something wrong in the directory, relative to it, with what `store repair` does about it. */
@@ -311,7 +326,19 @@ export function readMeta(dir: string): Meta | Problem | null {
   }
   // a seq that is not a count is ignored, not refused: the start then finds it in the files, as for a directory from before it was kept
   const seq = Number.isSafeInteger(m.seq) && (m.seq as number) >= 0 ? { seq: m.seq as number } : {};
-  return { version: 1, shards: m.shards as number, ...(m.collections ? { collections: m.collections } : {}), ...seq };
+  // so are shards holding few values not listed as such: the start then reads every shard's index head for them
+  const few = fewShardsOk(m.few) ? { few: m.few } : {};
+  return { version: 1, shards: m.shards as number, ...(m.collections ? { collections: m.collections } : {}), ...seq, ...few };
+}
+
+function fewShardsOk(few: unknown): few is Record<string, FewShards> {
+  if (!isObject(few)) return false;
+  return Object.values(few).every((listed: unknown) => {
+    if (!isObject(listed)) return false;
+    const { shards, values } = listed as Partial<Record<keyof FewShards, unknown>>;
+    if (!Array.isArray(shards) || !shards.every((n) => Number.isInteger(n) && n >= 0) || !isObject(values)) return false;
+    return Object.values(values).every((vs: unknown) => Array.isArray(vs) && vs.every((v) => typeof v === 'string'));
+  });
 }
 
 export const isProblem = (v: unknown): v is Problem => isObject(v) && 'what' in v && 'repair' in v;

@@ -24,7 +24,7 @@ import { PagedFiles, ValueCache, cacheCost, type Location } from './pagedValues.
 import { knownPart, recordJson, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
-import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
+import { describingIndex, holdsFew, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
@@ -57,6 +57,7 @@ import {
   shardPath,
   writeFileAtomic,
   writeFileAtomicSync,
+  type FewShards,
   type JournalOp,
   type Meta,
   type Problem,
@@ -226,6 +227,15 @@ export class JournalStore implements Store {
   private loadTimer: NodeJS.Timeout | null = null;
   /** Set when a paged record loaded is held whole (a shard from before paging): the next snapshot puts it on disk. */
   private unplaced = false;
+  /**
+   * Per collection with few values (FEW_VALUES), the shards whose files hold a record with one,
+   * kept in store.json (Meta.few) so that a start opens only those (issue 91: the runs' 64 index
+   * heads read cold were ~300 ms of the first restart after a history was written). Set from
+   * store.json at the start, from each index head read, and from each shard written.
+   */
+  private readonly fewShards = new Map<string, Set<number>>();
+  /** Per such collection, its shards whose holders are not known (read whole, no index head): store.json lists none for it until they are written again. */
+  private readonly fewUnknown = new Map<string, Set<number>>();
 
   constructor(options: JournalStoreOptions) {
     this.dataDir = options.dataDir;
@@ -297,8 +307,10 @@ export class JournalStore implements Store {
     for (const [name, numbers] of read.unread) {
       const load = laterOf(name);
       this.listed[name] = [];
+      // the shards store.json says hold few values: the others are opened in the load (openPagedShard)
+      const fewListed = groupsLater ? this.fewListed(name, read.meta?.few?.[name]) : null;
       for (const n of numbers) {
-        const found = this.openPagedShard(dir, name, n, load, strings, groupsLater);
+        const found = this.openPagedShard(dir, name, n, load, strings, groupsLater, fewListed);
         if (found) problems.push(found);
         else this.listed[name].push(n);
       }
@@ -530,7 +542,15 @@ export class JournalStore implements Store {
    * are left for loadPaged; otherwise it is read now (readPagedShard). Returns the problem with
    * the file, if any.
    */
-  private openPagedShard(dir: string, name: string, n: number, load: PagedLoad, strings: KeptStrings, later: boolean): Problem | null {
+  private openPagedShard(
+    dir: string,
+    name: string,
+    n: number,
+    load: PagedLoad,
+    strings: KeptStrings,
+    later: boolean,
+    fewListed: ReadonlySet<number> | null = null,
+  ): Problem | null {
     const set = this.state(name);
     // store.json kept the seq (`later`): a shard whose index head nothing reads before its
     // collection's load (a grouped collection's, whose groups the load learns; one whose index
@@ -539,7 +559,10 @@ export class JournalStore implements Store {
     // read before the port listened (issue 91). A missing one was named from the listing
     // (readDataDir) and refuses the start as before. Its size counts toward the snapshot's ratio
     // from its load on (before it, a snapshot may fall due at compactBytes alone; it waits for the load).
-    if (later && (set.groups || !this.few[name])) {
+    // A shard store.json does not list as holding few values (Meta.few) is left for the load as
+    // well: one that holds one since holds it through a write the journal still has, which the
+    // look-up (fewBefore) reads (a snapshot removes its journal only after writing store.json).
+    if (later && (set.groups || !this.few[name] || (fewListed && !fewListed.has(n)))) {
       load.unopened.push(n);
       return null;
     }
@@ -555,6 +578,7 @@ export class JournalStore implements Store {
     }
     const index = number ? describingIndex(file, this.files.descriptor(number), this.paged[name]!, this.few[name]) : null;
     if (!index) return this.readPagedShard(dir, name, n, load.records, strings);
+    this.holdsFewIn(name, n, index.holding.length > 0);
     load.indexed.push({ n, number, index });
     for (const { id, seq, at, len, keys } of index.holding) load.holding.push({ id, seq, keys, where: { file: number, at, len } });
     this.seq = Math.max(this.seq, index.seq);
@@ -592,6 +616,7 @@ export class JournalStore implements Store {
     const file = shardPath(dir, name, n);
     this.dirty.add(shardKey(name, n));
     this.unindexed = true;
+    this.holdsFewIn(name, n, null);
     let buffer: Buffer | null = null;
     try {
       buffer = fs.readFileSync(file);
@@ -982,6 +1007,15 @@ export class JournalStore implements Store {
     const { file, number, generation, added, bytes } = await this.writeShardText(name, shard, records());
     const kept = state.paging!.kept;
     const indexed = added.map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) }));
+    // the file just written holds these: store.json says so at the snapshot's end
+    if (this.few[name]) {
+      const holds = holdsFew(kept, this.few[name]);
+      this.holdsFewIn(
+        name,
+        shard,
+        indexed.some((r) => holds(r.keys)),
+      );
+    }
     for (const [id, entry, place] of added) if (sameVersion(state.records.get(id), entry)) state.relocate(id, entry, { file: number, ...place }, this.strings);
     try {
       await writePagedIndex(file, generation, kept, indexed, this.few[name]);
@@ -1126,9 +1160,43 @@ export class JournalStore implements Store {
     return ids;
   }
 
+  /** The shards store.json lists as holding `name`'s few values, when it lists them for the values this store looks up; null otherwise (every shard is opened). */
+  private fewListed(name: string, listed: FewShards | undefined): Set<number> | null {
+    const few = this.few[name];
+    if (!few || !listed || JSON.stringify(listed.values) !== JSON.stringify(few)) return null;
+    const shards = new Set(listed.shards);
+    // trusted until each is opened (holdsFewIn): kept as store.json listed it
+    this.fewShards.set(name, new Set(shards));
+    return shards;
+  }
+
+  /** Whether shard `n`'s file holds a record with one of `name`'s few values (null: not known). */
+  private holdsFewIn(name: string, n: number, holds: boolean | null): void {
+    if (!this.few[name]) return;
+    let shards = this.fewShards.get(name);
+    if (!shards) this.fewShards.set(name, (shards = new Set()));
+    let unknown = this.fewUnknown.get(name);
+    if (!unknown) this.fewUnknown.set(name, (unknown = new Set()));
+    if (holds === null) unknown.add(n);
+    else unknown.delete(n);
+    if (holds) shards.add(n);
+    else shards.delete(n);
+  }
+
+  /** store.json's Meta.few: the collections whose shards holding few values are all known. */
+  private fewMeta(): { few?: Record<string, FewShards> } {
+    const few: Record<string, FewShards> = {};
+    for (const [name, values] of Object.entries(this.few)) {
+      if (!(name in this.paged) || name in this.grouped || this.fewUnknown.get(name)?.size) continue;
+      const shards = this.fewShards.get(name) ?? new Set<number>();
+      few[name] = { values: values as Record<string, string[]>, shards: [...shards].sort((a, b) => a - b) };
+    }
+    return Object.keys(few).length ? { few } : {};
+  }
+
   private writeMeta(): void {
     // the seq: every record written so far has one no higher, those of the snapshot's files included (Meta.seq)
-    const meta: Meta = { version: 1, shards: this.shardCount, collections: this.listed, seq: this.seq };
+    const meta: Meta = { version: 1, shards: this.shardCount, collections: this.listed, seq: this.seq, ...this.fewMeta() };
     writeFileAtomicSync(path.join(this.dataDir!, META_FILE), JSON.stringify(meta));
   }
 

@@ -128,7 +128,7 @@ export function recordsOf(records: unknown, fields: readonly string[], size: num
 }
 
 /** Whether a record's kept fields hold one of the few values (each field's place found once, not for each record). */
-function holdsFew(fields: readonly string[], few: FewValues): (keys: readonly unknown[]) => boolean {
+export function holdsFew(fields: readonly string[], few: FewValues): (keys: readonly unknown[]) => boolean {
   const checks = Object.entries(few)
     .map(([field, values]) => [fields.indexOf(field), values] as const)
     .filter(([at]) => at >= 0);

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { openJournalStore, type StoreIo } from '../../../src/adapters/embedded/journalStore.ts';
+import { shardOf, writeFileAtomic } from '../../../src/adapters/embedded/dataDir.ts';
 import { tempDir } from '../../support/server.ts';
 
 interface Run {
@@ -20,14 +21,15 @@ interface Thread {
   status: string;
 }
 
-async function open(dir: string) {
+async function open(dir: string, shards = 4, io?: StoreIo) {
   const store = await openJournalStore({
     dataDir: dir,
     paged: { runs: ['run_id', 'thread_id', 'status'], threads: ['thread_id', 'status'] },
     few: { runs: { status: ['pending', 'running'] } },
     cacheBytes: 1,
-    shards: 4,
+    shards,
     loadAfterMs: null,
+    ...(io ? { io } : {}),
   });
   return { store, runs: store.collection<Run>('runs', { indexes: ['status'] }), threads: store.collection<Thread>('threads', { indexes: ['status'] }) };
 }
@@ -105,6 +107,67 @@ test('a damaged threads shard no saved index describes fails the threads, with t
   try {
     assert.deepEqual(await again.runs.list(), expected.runs, 'the other collections answer');
     await assert.rejects(again.threads.list(), new RegExp(`threads/${victim.replace('.', '\\.')}`));
+  } finally {
+    await again.store.close();
+  }
+});
+
+/** 24 finished runs, snapshotted: store.json lists no runs shard as holding a pending or running run. */
+async function finished(dir: string) {
+  const first = await open(dir, 16);
+  for (let i = 0; i < 24; i += 1) await first.runs.put(`r${i}`, { run_id: `r${i}`, thread_id: `t${i}`, status: 'success' });
+  await first.threads.put('t0', { thread_id: 't0', status: 'idle' });
+  return first;
+}
+
+const runsShard = (dir: string, id: string) => path.join(dir, 'collections', 'runs', `shard-${shardOf(id, 16)}.json`);
+const fewListed = (dir: string) =>
+  (JSON.parse(fs.readFileSync(path.join(dir, 'store.json'), 'utf8')) as { few?: { runs?: { shards: number[] } } }).few?.runs?.shards;
+
+test("a start opens only the runs' shards store.json lists as holding a pending or running run (issue 91: 64 index heads read cold were ~300 ms of a restart)", async () => {
+  const dir = tempDir('open-shards-');
+  const first = await finished(dir);
+  await first.runs.put('late', { run_id: 'late', thread_id: 't0', status: 'pending' });
+  await first.store.close();
+  assert.deepEqual(fewListed(dir), [shardOf('late', 16)]);
+  const { value: again, opened } = await shardsOpenedWhile(() => open(dir, 16));
+  try {
+    const n = shardOf('late', 16);
+    assert.deepEqual((opened.runs ?? []).sort(), [`shard-${n}.index`, `shard-${n}.json`], 'the start opened runs shards store.json does not list');
+    assert.deepEqual(await again.runs.list({ where: { status: 'pending' } }), [{ run_id: 'late', thread_id: 't0', status: 'pending' }]);
+    assert.equal((await again.runs.list()).length, 25, 'the load opens the others');
+  } finally {
+    await again.store.close();
+  }
+});
+
+test('after a snapshot cut short (kill -9 before its store.json), a run made pending in a shard store.json does not list is found before the load, from the journal kept', async () => {
+  const dir = tempDir('open-shards-');
+  await (await finished(dir)).store.close();
+  assert.deepEqual(fewListed(dir), []);
+  // a snapshot that writes the runs' shards, then fails on the threads' and so never writes store.json nor retires the journal
+  const io: StoreIo = {
+    writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
+    fsyncSync: (fd) => fs.fsyncSync(fd),
+    ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),
+    writeFile: (file, data, sync) =>
+      file.includes(`${path.sep}threads${path.sep}`) ? Promise.reject(Object.assign(new Error('EIO'), { code: 'EIO' })) : writeFileAtomic(file, data, sync),
+  };
+  const cut = await open(dir, 16, io);
+  await cut.runs.put('r5', { run_id: 'r5', thread_id: 't5', status: 'pending' });
+  await cut.threads.put('t5', { thread_id: 't5', status: 'busy' });
+  await cut.store.close(); // its snapshot fails on the threads: as a kill -9 between the runs' shards and store.json
+  assert.match(fs.readFileSync(runsShard(dir, 'r5'), 'utf8'), /"r5":\[\d+,\{[^\n]*"pending"/, "the runs' shard was written again");
+  assert.deepEqual(fewListed(dir), [], 'store.json was not');
+  const { value: again, opened } = await shardsOpenedWhile(() => open(dir, 16));
+  try {
+    assert.equal(opened.runs, undefined, `the start opened runs shards: ${opened.runs}`);
+    assert.deepEqual(await again.runs.list({ where: { status: 'pending' } }), [{ run_id: 'r5', thread_id: 't5', status: 'pending' }]);
+    again.store.loadInBackground();
+    assert.deepEqual(await again.runs.get('r5'), { run_id: 'r5', thread_id: 't5', status: 'pending' });
+    assert.deepEqual(await again.threads.get('t5'), { thread_id: 't5', status: 'busy' });
+    await again.store.flush();
+    assert.deepEqual(fewListed(dir), [shardOf('r5', 16)], 'the next snapshot lists it');
   } finally {
     await again.store.close();
   }
