@@ -6,10 +6,13 @@
 // .bench/history-*/data), timing spawn to the first 200 of GET /ok; and, in a fresh process
 // each, the embedded store alone opening and closing either directory (openJournalStore, what a
 // start awaits before it listens). Prints each figure's runs and median, and the load average.
+// RESTART_COLD=data evicts the data directories' files from the page cache before each start and
+// open (`dd iflag=nocache`, as on a machine that evicted them since the history was written);
+// RESTART_COLD=all drops the whole page cache (`/proc/sys/vm/drop_caches`, root), node_modules too.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { ROOT, startAgentplane } from './agentplane.ts';
 
 if (process.argv[2] === '--open') {
@@ -37,7 +40,15 @@ process.env.BENCH_PROBE = '/ok';
 const graphs = { agent: `${path.join(ROOT, 'examples/graphs/agent.ts')}:agent` };
 
 const figures = { serverEmpty: [] as number[], serverHistory: [] as number[], openEmpty: [] as number[], openHistory: [] as number[] };
+/** Makes the page cache cold as RESTART_COLD says, before a start or an open of `dir`. */
+function cold(dir: string): void {
+  if (process.env.RESTART_COLD === 'all') execSync('sync; echo 1 > /proc/sys/vm/drop_caches');
+  else if (process.env.RESTART_COLD === 'data' && fs.existsSync(dir))
+    execSync(`sync; find ${JSON.stringify(dir)} -type f -exec dd if={} iflag=nocache count=0 status=none \\;`);
+}
+
 function openTime(dir: string): number {
+  cold(dir);
   const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/bench/restartHistory.ts'), '--open', dir], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -52,6 +63,7 @@ for (let i = 0; i < rounds; i += 1) {
     ['serverHistory', history],
   ];
   for (const [name, dir] of i % 2 === 0 ? order : order.reverse()) {
+    cold(dir);
     const ap = await startAgentplane({ dataDir: dir, workDir: work, graphs });
     figures[name].push(ap.startMs);
     await ap.stop();
