@@ -19,6 +19,7 @@ export const addFormats = cjs(addFormatsModule);
  * tests, the conformance suite), and `<name>.validators.lazy.gen.js` says how to import each
  * one: the runtime imports an operation's with its first request (api.ts), so a start parses
  * the few its first requests read, not all of them (the agent server's params were ~350 KB).
+ * Validators of the same schema are one module (106 params of the agent server, 37 schemas).
  */
 export function writeValidators(
   outDir: string,
@@ -42,13 +43,18 @@ export function writeValidators(
   const keys = Object.keys(exportsMap);
   if (split && keys.length) {
     const folder = `${name}.validators`;
-    for (const key of keys) {
+    // operations with the same schema (joinRunStream_query and joinStatelessRunStream_query…)
+    // share the first one's module: the same text validates the same way
+    const first = new Map<string, string>();
+    const moduleOf = Object.fromEntries(keys.map((key) => [key, setOnce(first, JSON.stringify(schemas[key]), key)]));
+    for (const key of new Set(Object.values(moduleOf))) {
       const one = readableStandalone(standaloneCode(ajv, { [key]: exportsMap[key] }));
       writeFile(path.join(outDir, folder), `${key}.gen.js`, header + '/* eslint-disable */\n' + one);
     }
-    const barrel = keys.map((key) => `export { ${key} } from './${folder}/${key}.gen.js';`).join('\n');
+    const exported = (key: string) => (moduleOf[key] === key ? key : `${moduleOf[key]} as ${key}`);
+    const barrel = keys.map((key) => `export { ${exported(key)} } from './${folder}/${moduleOf[key]}.gen.js';`).join('\n');
     writeFile(outDir, `${name}.validators.gen.js`, `${header}/* eslint-disable */\n${barrel}\n`);
-    const lazy = keys.map((key) => `  ${key}: () => import('./${folder}/${key}.gen.js').then((m) => m.${key}),`).join('\n');
+    const lazy = keys.map((key) => `  ${key}: () => import('./${folder}/${moduleOf[key]}.gen.js').then((m) => m.${moduleOf[key]}),`).join('\n');
     writeFile(
       outDir,
       `${name}.validators.lazy.gen.js`,
@@ -67,6 +73,12 @@ export function writeValidators(
     .map((k) => `export declare const ${k}: Validator;`)
     .join('\n');
   writeFile(outDir, `${name}.validators.gen.d.ts`, header + `import type { Validator } from '${CONTRACT_IMPORT}';\n${dts}\n`);
+}
+
+/** The value `map` holds for `key`, set to `value` when it holds none. */
+function setOnce(map: Map<string, string>, key: string, value: string): string {
+  if (!map.has(key)) map.set(key, value);
+  return map.get(key)!;
 }
 
 /**

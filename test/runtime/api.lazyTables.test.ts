@@ -95,6 +95,14 @@ test("an agent-server operation's params validators load with its first request,
   const validate = (doc.params as ValidatorTable).getThread_path;
   assert.equal(validate({ thread_id: '11111111-2222-4333-8444-555555555555' }), true);
   assert.equal(validate({ thread_id: 'not-a-uuid' }), false, 'the loaded validator checks as the contract says');
+  // an operation whose params have the same schema is served by the same module (generated once), and checks the same way
+  const copyThread = doc.operations.find((o) => o.operationId === 'copyThread')!;
+  assert.equal(doc.tablesLoaded?.(copyThread), false, 'each operation still loads its own entry');
+  await doc.whenTables?.(copyThread);
+  const copyValidate = (doc.params as ValidatorTable).copyThread_path;
+  assert.equal(copyValidate, validate, 'one module for one schema');
+  assert.equal(copyValidate({ thread_id: 'not-a-uuid' }), false);
+  assert.equal(copyValidate({ thread_id: '11111111-2222-4333-8444-555555555555' }), true);
 });
 
 test('the first agent-server read of its kind, sent with others, is answered and refused as the contract says', async () => {

@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const a2aRestGetTaskPushNotificationConfig_path = validate112;
-const schema136 = {
+export const a2aRestGetTaskPushNotificationConfig_path = validate53;
+const schema74 = {
  "type": "object",
  "properties": {
   "assistant_id": {
@@ -36,11 +36,11 @@ const schema136 = {
 const func1 = __req0;
 const pattern4 = new RegExp("^(.*[^.].*|[.]{3,})$", "u");
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/a2aRestGetTaskPushNotificationConfig_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -249,7 +249,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":{"assistant_id":true,"id":true,"configId":true},"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":{"assistant_id":true,"id":true,"configId":true},"dynamicProps":false,"dynamicItems":false};

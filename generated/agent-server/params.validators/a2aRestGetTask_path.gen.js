@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const a2aRestGetTask_path = validate94;
-const schema118 = {
+export const a2aRestGetTask_path = validate50;
+const schema71 = {
  "type": "object",
  "properties": {
   "assistant_id": {
@@ -30,11 +30,11 @@ const schema118 = {
 const func1 = __req0;
 const pattern4 = new RegExp("^(.*[^.].*|[.]{3,})$", "u");
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/a2aRestGetTask_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -183,7 +183,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":{"assistant_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"assistant_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};

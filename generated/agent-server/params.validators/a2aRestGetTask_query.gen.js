@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const a2aRestGetTask_query = validate95;
-const schema119 = {
+export const a2aRestGetTask_query = validate51;
+const schema72 = {
  "type": "object",
  "properties": {
   "historyLength": {
@@ -19,11 +19,11 @@ const schema119 = {
  "$id": "https://agentplane.local/agent-server/params/a2aRestGetTask_query"
 };
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/a2aRestGetTask_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -128,7 +128,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":{"historyLength":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"historyLength":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const a2aRestListTaskPushNotificationConfigs_query = validate107;
-const schema131 = {
+export const a2aRestListTaskPushNotificationConfigs_query = validate52;
+const schema73 = {
  "type": "object",
  "properties": {
   "pageSize": {
@@ -23,11 +23,11 @@ const schema131 = {
  "$id": "https://agentplane.local/agent-server/params/a2aRestListTaskPushNotificationConfigs_query"
 };
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/a2aRestListTaskPushNotificationConfigs_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -170,7 +170,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":{"pageSize":true,"pageToken":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"pageSize":true,"pageToken":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};

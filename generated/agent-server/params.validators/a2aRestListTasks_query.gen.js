@@ -4,8 +4,8 @@
 import __req0_mod from "ajv-formats/dist/formats.js";
 const __req0 = __req0_mod.fullFormats;
 "use strict";
-export const a2aRestListTasks_query = validate92;
-const schema116 = {
+export const a2aRestListTasks_query = validate49;
+const schema70 = {
  "type": "object",
  "properties": {
   "contextId": {
@@ -58,13 +58,13 @@ const schema116 = {
  },
  "$id": "https://agentplane.local/agent-server/params/a2aRestListTasks_query"
 };
-const formats64 = __req0["date-time"];
+const formats10 = __req0["date-time"];
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/a2aRestListTasks_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -148,7 +148,7 @@ data["status"] = coerced1;
 }
 }
 if(!(((((((((data1 === "TASK_STATE_UNSPECIFIED") || (data1 === "TASK_STATE_SUBMITTED")) || (data1 === "TASK_STATE_WORKING")) || (data1 === "TASK_STATE_COMPLETED")) || (data1 === "TASK_STATE_FAILED")) || (data1 === "TASK_STATE_CANCELED")) || (data1 === "TASK_STATE_INPUT_REQUIRED")) || (data1 === "TASK_STATE_REJECTED")) || (data1 === "TASK_STATE_AUTH_REQUIRED"))){
-const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema116.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema70.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -340,7 +340,7 @@ data["statusTimestampAfter"] = coerced5;
 }
 }
 if(typeof data5 === "string"){
-if(!(formats64.validate(data5))){
+if(!(formats10.validate(data5))){
 const err10 = {instancePath:instancePath+"/statusTimestampAfter",schemaPath:"#/properties/statusTimestampAfter/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -439,7 +439,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":{"contextId":true,"status":true,"pageSize":true,"pageToken":true,"historyLength":true,"statusTimestampAfter":true,"includeArtifacts":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":{"contextId":true,"status":true,"pageSize":true,"pageToken":true,"historyLength":true,"statusTimestampAfter":true,"includeArtifacts":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const a2aRpc_query = validate83;
-const schema107 = {
+export const a2aRpc_query = validate48;
+const schema69 = {
  "type": "object",
  "properties": {
   "A2A-Version": {
@@ -14,11 +14,11 @@ const schema107 = {
  "$id": "https://agentplane.local/agent-server/params/a2aRpc_query"
 };
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/a2aRpc_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -75,7 +75,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const cancelRun_query = validate66;
-const schema84 = {
+export const cancelRun_query = validate39;
+const schema56 = {
  "type": "object",
  "properties": {
   "wait": {
@@ -46,11 +46,11 @@ const schema33 = {
  ]
 };
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/cancelRun_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -210,7 +210,7 @@ data["action"] = coerced2;
 }
 }
 if(!((data1 === "interrupt") || (data1 === "rollback"))){
-const err5 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema84.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema56.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -230,7 +230,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"wait":true,"action":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"wait":true,"action":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const cancelRuns_query = validate75;
-const schema97 = {
+export const cancelRuns_query = validate43;
+const schema64 = {
  "type": "object",
  "properties": {
   "action": {
@@ -19,11 +19,11 @@ const schema97 = {
  "$id": "https://agentplane.local/agent-server/params/cancelRuns_query"
 };
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/cancelRuns_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -71,7 +71,7 @@ data["action"] = coerced0;
 }
 }
 if(!((data0 === "interrupt") || (data0 === "rollback"))){
-const err1 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema97.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema64.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -91,7 +91,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":{"action":true},"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":{"action":true},"dynamicProps":false,"dynamicItems":false};

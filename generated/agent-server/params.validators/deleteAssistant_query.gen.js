@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const deleteAssistant_query = validate24;
-const schema36 = {
+export const deleteAssistant_query = validate23;
+const schema35 = {
  "type": "object",
  "properties": {
   "delete_threads": {
@@ -37,11 +37,11 @@ const schema33 = {
  ]
 };
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/deleteAssistant_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -172,7 +172,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"delete_threads":true},"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":{"delete_threads":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const deleteCron_path = validate123;
-const schema148 = {
+export const deleteCron_path = validate55;
+const schema77 = {
  "type": "object",
  "properties": {
   "cron_id": {
@@ -19,11 +19,11 @@ const schema148 = {
 };
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/deleteCron_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -102,7 +102,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":{"cron_id":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"cron_id":true},"dynamicProps":false,"dynamicItems":false};

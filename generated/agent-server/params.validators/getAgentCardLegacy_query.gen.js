@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const getAgentCardLegacy_query = validate79;
-const schema103 = {
+export const getAgentCardLegacy_query = validate45;
+const schema66 = {
  "type": "object",
  "properties": {
   "assistant_id": {
@@ -18,11 +18,11 @@ const schema103 = {
 };
 const func1 = __req0;
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAgentCardLegacy_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -91,7 +91,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"assistant_id":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"assistant_id":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getAgentCard_headers = validate81;
-const schema105 = {
+export const getAgentCard_headers = validate47;
+const schema68 = {
  "type": "object",
  "properties": {
   "a2a-version": {
@@ -15,11 +15,11 @@ const schema105 = {
  "$id": "https://agentplane.local/agent-server/params/getAgentCard_headers"
 };
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAgentCard_headers" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -76,7 +76,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"a2a-version":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"a2a-version":true},"dynamicProps":false,"dynamicItems":false};

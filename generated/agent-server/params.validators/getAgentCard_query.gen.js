@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const getAgentCard_query = validate80;
-const schema104 = {
+export const getAgentCard_query = validate46;
+const schema67 = {
  "type": "object",
  "properties": {
   "assistant_id": {
@@ -22,11 +22,11 @@ const schema104 = {
 };
 const func1 = __req0;
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAgentCard_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -133,7 +133,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"assistant_id":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":{"assistant_id":true,"A2A-Version":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getAssistantGraph_query = validate29;
-const schema42 = {
+export const getAssistantGraph_query = validate24;
+const schema37 = {
  "type": "object",
  "properties": {
   "xray": {
@@ -48,13 +48,13 @@ const schema33 = {
   false
  ]
 };
-const pattern10 = new RegExp("^[0-9]+$", "u");
+const pattern5 = new RegExp("^[0-9]+$", "u");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAssistantGraph_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -263,7 +263,7 @@ data["xray"] = coerced3;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern5.test(data0)){
 const err7 = {instancePath:instancePath+"/xray",schemaPath:"#/properties/xray/anyOf/2/pattern",keyword:"pattern",params:{pattern: "^[0-9]+$"},message:"must match pattern \""+"^[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -309,7 +309,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"xray":true},"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":{"xray":true},"dynamicProps":false,"dynamicItems":false};

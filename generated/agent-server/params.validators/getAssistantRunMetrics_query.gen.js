@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getAssistantRunMetrics_query = validate36;
-const schema52 = {
+export const getAssistantRunMetrics_query = validate27;
+const schema42 = {
  "type": "object",
  "properties": {
   "window_s": {
@@ -17,11 +17,11 @@ const schema52 = {
  "$id": "https://agentplane.local/agent-server/params/getAssistantRunMetrics_query"
 };
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAssistantRunMetrics_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -99,7 +99,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"window_s":true},"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":{"window_s":true},"dynamicProps":false,"dynamicItems":false};

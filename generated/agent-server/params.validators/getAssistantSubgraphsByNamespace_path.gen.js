@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const getAssistantSubgraphsByNamespace_path = validate33;
-const schema48 = {
+export const getAssistantSubgraphsByNamespace_path = validate26;
+const schema41 = {
  "type": "object",
  "properties": {
   "assistant_id": {
@@ -30,11 +30,11 @@ const schema48 = {
 const func1 = __req0;
 const pattern4 = new RegExp("^(.*[^.].*|[.]{3,})$", "u");
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAssistantSubgraphsByNamespace_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -183,7 +183,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"assistant_id":true,"namespace":true},"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":{"assistant_id":true,"namespace":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getAssistantSubgraphs_query = validate32;
-const schema46 = {
+export const getAssistantSubgraphs_query = validate25;
+const schema39 = {
  "type": "object",
  "properties": {
   "recurse": {
@@ -36,11 +36,11 @@ const schema33 = {
  ]
 };
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getAssistantSubgraphs_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -171,7 +171,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":{"recurse":true},"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":{"recurse":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getRun_path = validate63;
-const schema81 = {
+export const getRun_path = validate38;
+const schema55 = {
  "type": "object",
  "properties": {
   "thread_id": {
@@ -25,11 +25,11 @@ const schema81 = {
 };
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getRun_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -168,7 +168,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"thread_id":true,"run_id":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"thread_id":true,"run_id":true},"dynamicProps":false,"dynamicItems":false};

@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const getStoreItem_query = validate121;
-const schema145 = {
+export const getStoreItem_query = validate54;
+const schema75 = {
  "type": "object",
  "properties": {
   "namespace": {
@@ -54,11 +54,11 @@ const schema33 = {
 };
 const func1 = __req0;
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getStoreItem_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -309,7 +309,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":{"namespace":true,"key":true,"refresh_ttl":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"namespace":true,"key":true,"refresh_ttl":true},"dynamicProps":false,"dynamicItems":false};

@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const getThreadHistory_query = validate51;
-const schema67 = {
+export const getThreadHistory_query = validate33;
+const schema48 = {
  "type": "object",
  "properties": {
   "limit": {
@@ -25,11 +25,11 @@ const schema67 = {
 };
 const func1 = __req0;
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getThreadHistory_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -157,7 +157,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":{"limit":true,"before":true},"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":{"limit":true,"before":true},"dynamicProps":false,"dynamicItems":false};

@@ -4,8 +4,8 @@
 import __req0_mod from "ajv/dist/runtime/ucs2length.js";
 const __req0 = __req0_mod.default;
 "use strict";
-export const getThreadStateAtCheckpoint_path = validate47;
-const schema63 = {
+export const getThreadStateAtCheckpoint_path = validate32;
+const schema47 = {
  "type": "object",
  "properties": {
   "thread_id": {
@@ -28,11 +28,11 @@ const schema63 = {
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 const func1 = __req0;
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getThreadStateAtCheckpoint_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -171,7 +171,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"thread_id":true,"checkpoint_id":true},"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":{"thread_id":true,"checkpoint_id":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getThreadState_query = validate43;
-const schema59 = {
+export const getThreadState_query = validate31;
+const schema46 = {
  "type": "object",
  "properties": {
   "subgraphs": {
@@ -15,11 +15,11 @@ const schema59 = {
  "$id": "https://agentplane.local/agent-server/params/getThreadState_query"
 };
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getThreadState_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -77,7 +77,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"subgraphs":true},"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":{"subgraphs":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getThread_path = validate37;
-const schema53 = {
+export const getThread_path = validate28;
+const schema43 = {
  "type": "object",
  "properties": {
   "thread_id": {
@@ -19,11 +19,11 @@ const schema53 = {
 };
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getThread_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -102,7 +102,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"thread_id":true},"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":{"thread_id":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getThread_query = validate38;
-const schema54 = {
+export const getThread_query = validate29;
+const schema44 = {
  "type": "object",
  "properties": {
   "include": {
@@ -17,13 +17,13 @@ const schema54 = {
  },
  "$id": "https://agentplane.local/agent-server/params/getThread_query"
 };
-const pattern15 = new RegExp("^(ttl)(,ttl)*$", "u");
+const pattern7 = new RegExp("^(ttl)(,ttl)*$", "u");
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getThread_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -106,7 +106,7 @@ data0[i0] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
+if(!pattern7.test(data1)){
 const err2 = {instancePath:instancePath+"/include/" + i0,schemaPath:"#/properties/include/items/pattern",keyword:"pattern",params:{pattern: "^(ttl)(,ttl)*$"},message:"must match pattern \""+"^(ttl)(,ttl)*$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -131,7 +131,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"include":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"include":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const getUiFile_path = validate126;
-const schema151 = {
+export const getUiFile_path = validate57;
+const schema79 = {
  "type": "object",
  "properties": {
   "agent": {
@@ -22,13 +22,13 @@ const schema151 = {
  ],
  "$id": "https://agentplane.local/agent-server/params/getUiFile_path"
 };
-const pattern30 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
+const pattern11 = new RegExp("^[A-Za-z0-9_.-]+$", "u");
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/getUiFile_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -132,7 +132,7 @@ data["file"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(!pattern30.test(data1)){
+if(!pattern11.test(data1)){
 const err4 = {instancePath:instancePath+"/file",schemaPath:"#/properties/file/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -155,7 +155,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate126.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":{"agent":true,"file":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"agent":true,"file":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const joinRunStream_headers = validate72;
-const schema94 = {
+export const joinRunStream_headers = validate42;
+const schema63 = {
  "type": "object",
  "properties": {
   "last-event-id": {
@@ -14,11 +14,11 @@ const schema94 = {
  "$id": "https://agentplane.local/agent-server/params/joinRunStream_headers"
 };
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/joinRunStream_headers" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -75,7 +75,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const joinRunStream_query = validate71;
-const schema91 = {
+export const joinRunStream_query = validate41;
+const schema60 = {
  "type": "object",
  "properties": {
   "cancel_on_disconnect": {
@@ -43,7 +43,7 @@ const schema33 = {
   false
  ]
 };
-const schema93 = {
+const schema62 = {
  "type": "string",
  "description": "An output stream of a run.",
  "enum": [
@@ -63,11 +63,11 @@ const schema93 = {
  ]
 };
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/joinRunStream_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -262,7 +262,7 @@ data1[i0] = coerced3;
 }
 }
 if(!((((((((((data2 === "values") || (data2 === "updates")) || (data2 === "messages")) || (data2 === "messages-tuple")) || (data2 === "events")) || (data2 === "debug")) || (data2 === "custom")) || (data2 === "tasks")) || (data2 === "checkpoints")) || (data2 === "tools"))){
-const err6 = {instancePath:instancePath+"/stream_mode/" + i0,schemaPath:"https://agentplane.local/agent-server.json#/$defs/StreamMode/enum",keyword:"enum",params:{allowedValues: schema93.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/stream_mode/" + i0,schemaPath:"https://agentplane.local/agent-server.json#/$defs/StreamMode/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -285,7 +285,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"cancel_on_disconnect":true,"stream_mode":true},"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":{"cancel_on_disconnect":true,"stream_mode":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const joinRun_query = validate69;
-const schema88 = {
+export const joinRun_query = validate40;
+const schema58 = {
  "type": "object",
  "properties": {
   "cancel_on_disconnect": {
@@ -37,11 +37,11 @@ const schema33 = {
  ]
 };
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/joinRun_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -172,7 +172,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"cancel_on_disconnect":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"cancel_on_disconnect":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const joinStatelessRunStream_path = validate76;
-const schema98 = {
+export const joinStatelessRunStream_path = validate44;
+const schema65 = {
  "type": "object",
  "properties": {
   "run_id": {
@@ -19,11 +19,11 @@ const schema98 = {
 };
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/joinStatelessRunStream_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -102,7 +102,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"run_id":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"run_id":true},"dynamicProps":false,"dynamicItems":false};

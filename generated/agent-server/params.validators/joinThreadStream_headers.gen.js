@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const joinThreadStream_headers = validate55;
-const schema72 = {
+export const joinThreadStream_headers = validate35;
+const schema51 = {
  "type": "object",
  "properties": {
   "last-event-id": {
@@ -14,11 +14,11 @@ const schema72 = {
  "$id": "https://agentplane.local/agent-server/params/joinThreadStream_headers"
 };
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/joinThreadStream_headers" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -75,7 +75,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const joinThreadStream_query = validate54;
-const schema70 = {
+export const joinThreadStream_query = validate34;
+const schema49 = {
  "type": "object",
  "properties": {
   "stream_mode": {
@@ -16,7 +16,7 @@ const schema70 = {
  },
  "$id": "https://agentplane.local/agent-server/params/joinThreadStream_query"
 };
-const schema71 = {
+const schema50 = {
  "type": "string",
  "description": "What a thread stream sends (`run_modes`, `lifecycle` or `state_update`).",
  "enum": [
@@ -29,11 +29,11 @@ const schema71 = {
  ]
 };
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/joinThreadStream_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -116,7 +116,7 @@ data0[i0] = coerced1;
 }
 }
 if(!(((data1 === "run_modes") || (data1 === "lifecycle")) || (data1 === "state_update"))){
-const err2 = {instancePath:instancePath+"/stream_mode/" + i0,schemaPath:"https://agentplane.local/agent-server.json#/$defs/ThreadStreamMode/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/stream_mode/" + i0,schemaPath:"https://agentplane.local/agent-server.json#/$defs/ThreadStreamMode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -139,7 +139,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"stream_mode":true},"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":{"stream_mode":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const listRuns_query = validate61;
-const schema78 = {
+export const listRuns_query = validate37;
+const schema53 = {
  "type": "object",
  "properties": {
   "limit": {
@@ -44,7 +44,7 @@ const schema78 = {
  },
  "$id": "https://agentplane.local/agent-server/params/listRuns_query"
 };
-const schema79 = {
+const schema54 = {
  "type": "string",
  "description": "Lifecycle of a run - `pending` → `running` → `success` | `error` | `timeout` | `interrupted`.",
  "enum": [
@@ -60,11 +60,11 @@ const schema79 = {
  ]
 };
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/listRuns_query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -218,7 +218,7 @@ data["status"] = coerced2;
 }
 }
 if(!((((((data2 === "pending") || (data2 === "running")) || (data2 === "error")) || (data2 === "success")) || (data2 === "timeout")) || (data2 === "interrupted"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"https://agentplane.local/agent-server.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema79.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"https://agentplane.local/agent-server.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -303,7 +303,7 @@ data3[i0] = coerced4;
 }
 }
 if(!(((((((((data4 === "run_id") || (data4 === "thread_id")) || (data4 === "assistant_id")) || (data4 === "created_at")) || (data4 === "updated_at")) || (data4 === "status")) || (data4 === "metadata")) || (data4 === "kwargs")) || (data4 === "multitask_strategy"))){
-const err9 = {instancePath:instancePath+"/select/" + i0,schemaPath:"#/properties/select/items/enum",keyword:"enum",params:{allowedValues: schema78.properties.select.items.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/select/" + i0,schemaPath:"#/properties/select/items/enum",keyword:"enum",params:{allowedValues: schema53.properties.select.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -326,7 +326,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"limit":true,"offset":true,"status":true,"select":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"limit":true,"offset":true,"status":true,"select":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const patchThread_headers = validate41;
-const schema57 = {
+export const patchThread_headers = validate30;
+const schema45 = {
  "type": "object",
  "properties": {
   "prefer": {
@@ -18,11 +18,11 @@ const schema57 = {
  "$id": "https://agentplane.local/agent-server/params/patchThread_headers"
 };
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/patchThread_headers" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -68,7 +68,7 @@ data["prefer"] = coerced0;
 }
 }
 if(!((data0 === "return=minimal") || (data0 === "return=representation"))){
-const err1 = {instancePath:instancePath+"/prefer",schemaPath:"#/properties/prefer/enum",keyword:"enum",params:{allowedValues: schema57.properties.prefer.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/prefer",schemaPath:"#/properties/prefer/enum",keyword:"enum",params:{allowedValues: schema45.properties.prefer.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -89,7 +89,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":{"prefer":true},"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":{"prefer":true},"dynamicProps":false,"dynamicItems":false};

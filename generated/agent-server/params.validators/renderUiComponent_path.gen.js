@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const renderUiComponent_path = validate125;
-const schema150 = {
+export const renderUiComponent_path = validate56;
+const schema78 = {
  "type": "object",
  "properties": {
   "agent": {
@@ -17,11 +17,11 @@ const schema150 = {
  "$id": "https://agentplane.local/agent-server/params/renderUiComponent_path"
 };
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/renderUiComponent_path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -88,7 +88,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":{"agent":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"agent":true},"dynamicProps":false,"dynamicItems":false};

@@ -2,8 +2,8 @@
 // spec-sha256: d4f88097db0da736edb80097b5f20bae14c145985684d1d9518ec990a90a10d3
 /* eslint-disable */
 "use strict";
-export const streamThreadEvents_headers = validate59;
-const schema76 = {
+export const streamThreadEvents_headers = validate36;
+const schema52 = {
  "type": "object",
  "properties": {
   "last-event-id": {
@@ -14,13 +14,13 @@ const schema76 = {
  },
  "$id": "https://agentplane.local/agent-server/params/streamThreadEvents_headers"
 };
-const pattern16 = new RegExp("^[0-9]{1,15}$", "u");
+const pattern8 = new RegExp("^[0-9]{1,15}$", "u");
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://agentplane.local/agent-server/params/streamThreadEvents_headers" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -66,7 +66,7 @@ data["last-event-id"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
+if(!pattern8.test(data0)){
 const err1 = {instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,15}$"},message:"must match pattern \""+"^[0-9]{1,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -89,7 +89,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
