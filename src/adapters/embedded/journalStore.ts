@@ -20,7 +20,7 @@ import {
   type Store,
   type WriteOp,
 } from '../../domain/ports/store.ts';
-import { PagedFiles, ValueCache, cacheCost, type Location } from './pagedValues.ts';
+import { PagedFiles, ReadsInOrder, ValueCache, cacheCost, type Location } from './pagedValues.ts';
 import { knownPart, recordJson, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
@@ -1093,10 +1093,10 @@ export class JournalStore implements Store {
     const text = startPagedShard();
     const added: [string, Kept][] = [];
     const generation = randomBytes(16).toString('hex');
-    const files = this.files;
+    const reads = new ReadsInOrder(this.files);
     async function* chunks(): AsyncGenerator<Buffer> {
       for (const [id, entry] of records) {
-        const raw = entry.file ? files.read(placeOf(entry)) : Buffer.from(JSON.stringify(entry.value));
+        const raw = entry.file ? reads.read(placeOf(entry)) : Buffer.from(JSON.stringify(entry.value));
         addPagedRecord(text, id, entry.seq, raw);
         added.push([id, entry]);
         if (text.pending >= SHARD_TEXT_CHUNK) {

@@ -1,7 +1,7 @@
 // The values of paged collections (issue 91) live on disk and are read back through a bounded
 // cache: every read answers what was written, before and after a snapshot, after a restart that
 // replays the journal, and after one that finds shards written before values were paged.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -78,6 +78,34 @@ test('paged values read back as written from the journal, from snapshots and aft
     assert.deepEqual(await cps.get('c7'), checkpoint(7));
   } finally {
     await store.close();
+  }
+});
+
+test("a snapshot reads the records of a shard's last file a window at a time, not a read each (issue 86)", async () => {
+  const dir = tempDir('paged-');
+  const { store, cps } = await open(dir);
+  try {
+    for (let i = 0; i < 200; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    await store.flush(); // every record now in its shard's file, one after the other
+    for (let i = 200; i < 220; i += 1) await cps.put(`c${i}`, checkpoint(i)); // every shard written again
+    const reads = mock.method(fs, 'readSync');
+    try {
+      await store.flush();
+      // 220 records rewritten (~50 KB a shard): the 200 in the shards' last files come in a
+      // window or two a shard, the 20 in the journal (lines of all 4 shards between them) one by one
+      assert.ok(reads.mock.callCount() <= 40, `${reads.mock.callCount()} reads for 220 records`);
+    } finally {
+      reads.mock.restore();
+    }
+    await assertAll(cps, 220);
+  } finally {
+    await store.close();
+  }
+  const { store: again, cps: reopened } = await open(dir);
+  try {
+    await assertAll(reopened, 220); // from the shards that snapshot wrote
+  } finally {
+    await again.close();
   }
 });
 
