@@ -120,6 +120,7 @@ async function perfProfile(
   /** Each sample given to the innermost JS function on its stack: its own code and the builtins, runtime and collections it called. */
   const byCaller = () => {
     const out = spawnSync('perf', ['script', '-i', data, '-F', 'ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024 });
+    if (process.env.BENCH_ROUTE_COSTS_KEEP) fs.writeFileSync(path.join(dir, 'script.txt'), out.stdout);
     const map = new Map<string, number>();
     for (const sample of out.stdout.split(/\n\s*\n/)) {
       const frames = sample
@@ -157,7 +158,10 @@ async function perfProfile(
   try {
     return { dsos: tally('dso'), symbols: tally('dso,sym'), callers: byCaller() };
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    // BENCH_ROUTE_COSTS_KEEP: the perf.data kept, and its stacks as `perf script` read them (script.txt; the JIT map is gone after)
+    if (process.env.BENCH_ROUTE_COSTS_KEEP) {
+      console.log(`  perf data kept: ${data}`);
+    } else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
