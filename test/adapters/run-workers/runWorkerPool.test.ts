@@ -50,12 +50,15 @@ describe('runs in worker threads', () => {
     // the server runs in this process: its workers start with a copy of this environment
     process.env.AGENTPLANE_TEST_GIVEN = 'given';
     // no run time limit here: on a loaded machine a crash retried in a fresh worker, or a
-    // heap filled, can outlast a limit short enough for the test of the limit itself (below)
+    // heap filled, can outlast a limit short enough for the test of the limit itself (below).
+    // A 96 MB heap, not 192: the graph that exhausts it fills every megabyte first (fresh pages,
+    // dear here, and V8's last full collections), ~11 CPU-s at 192 and ~4 at 96 (load 12-13);
+    // the other graphs here stay far below it
     server = await areaApp('agent-server', {
       project,
       compiledGraphs: true,
       dataDir: null,
-      env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '192' },
+      env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '96' },
     });
     client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     await client.runs.wait(null, 'echo', { input: say('warm up') });
