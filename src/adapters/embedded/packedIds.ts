@@ -40,17 +40,35 @@ export class PackedIds {
     return this.count;
   }
 
+  /**
+   * The id asked for or added last, and its handle (undefined: not held). A write asks for the
+   * same id several times in a row (its collection's check, the store's, the row's, the order's
+   * and each index's): each was a parse of its 36 characters and a probe of a table of a few
+   * hundred thousand slots (issue 86). Set by add, cleared by remove.
+   */
+  private lastId: string | null = null;
+  private lastHandle: number | undefined = undefined;
+
   /** The handle of `id`, if held. */
   handleOf(id: string): number | undefined {
-    if (!parseUuid(id, this.parsed)) return this.oddHandles.get(id);
-    const at = this.find(this.parsed);
-    return at < 0 ? undefined : this.table[at]! - 1;
+    if (id === this.lastId) return this.lastHandle;
+    let handle: number | undefined;
+    if (!parseUuid(id, this.parsed)) handle = this.oddHandles.get(id);
+    else {
+      const at = this.find(this.parsed);
+      handle = at < 0 ? undefined : this.table[at]! - 1;
+    }
+    this.lastId = id;
+    this.lastHandle = handle;
+    return handle;
   }
 
   /** Holds `id` (not held yet) under a new handle, which it returns. */
   add(id: string): number {
     const handle = this.free.pop() ?? this.grow();
     this.count += 1;
+    this.lastId = id;
+    this.lastHandle = handle;
     if (!parseUuid(id, this.parsed)) {
       this.kinds[handle] = 2;
       this.odd.set(handle, id);
@@ -67,6 +85,7 @@ export class PackedIds {
 
   /** Lets go of a held handle (taken again by a later add). */
   remove(handle: number): void {
+    this.lastId = null;
     if (this.kinds[handle] === 2) {
       this.oddHandles.delete(this.odd.get(handle)!);
       this.odd.delete(handle);

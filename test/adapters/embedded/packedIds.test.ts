@@ -70,3 +70,22 @@ test('an id let go is found no more, whichever add made the table grow', () => {
     [],
   );
 });
+
+test('the id asked for last answers as the table does after each add and remove (its handle remembered)', () => {
+  const ids = new PackedIds();
+  const x = '0b5c8d3e-1f2a-4b6c-8d9e-0f1a2b3c4d5e';
+  const odd = 'thread-X';
+  for (const id of [x, odd]) {
+    assert.equal(ids.handleOf(id), undefined); // asked before it is held
+    const handle = ids.add(id);
+    assert.equal(ids.handleOf(id), handle);
+    assert.equal(ids.handleOf([...id].join('')), handle); // the same text in another string
+    ids.remove(handle);
+    assert.equal(ids.handleOf(id), undefined);
+    const other = id === x ? '1b5c8d3e-1f2a-4b6c-8d9e-0f1a2b3c4d5e' : 'thread-Y';
+    assert.equal(ids.add(other), handle); // the handle taken again, by another id
+    assert.equal(ids.handleOf(id), undefined);
+    assert.equal(ids.handleOf(other), handle);
+    ids.remove(handle);
+  }
+});
