@@ -1093,7 +1093,7 @@ export class JournalStore implements Store {
     const text = startPagedShard();
     const added: [string, Kept][] = [];
     const generation = randomBytes(16).toString('hex');
-    const reads = new ReadsInOrder(this.files);
+    const reads = new ReadsInOrder(this.files, () => this.segmentNumber);
     async function* chunks(): AsyncGenerator<Buffer> {
       for (const [id, entry] of records) {
         const raw = entry.file ? reads.read(placeOf(entry)) : Buffer.from(JSON.stringify(entry.value));

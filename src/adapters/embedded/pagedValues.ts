@@ -110,8 +110,9 @@ const READ_AHEAD = 64 * 1024;
  * come from one read of READ_AHEAD bytes rather than a read each (~2 syscalls a record a
  * snapshot rewrote; issue 86: a created thread's share of the snapshots was most of its cost
  * beyond d5486dc's). Values apart (a journal's lines of one shard among every other's) are read
- * one by one, as before. The bytes a file holds at a place never change (journals are only
- * appended to, a shard is written whole under a new name), so a window read earlier stays right.
+ * one by one, as before. The bytes a file holds at a place never change once it is no longer
+ * appended to (a retired journal, a shard written whole under a new name), so a window read
+ * earlier stays right.
  */
 export class ReadsInOrder {
   private window: Buffer | null = null;
@@ -121,11 +122,15 @@ export class ReadsInOrder {
   /** Where the last value read ends in `file`. */
   private end = -1;
 
-  constructor(private readonly files: PagedFiles) {}
+  /** `appended`: the file being written now (the journal's last segment), never read ahead: a failed line not yet cut off may lie past its last record. */
+  constructor(
+    private readonly files: PagedFiles,
+    private readonly appended: () => number,
+  ) {}
 
   read(where: Location): Buffer {
     const window = this.window;
-    const next = where.file === this.file && where.at >= this.end && where.at - this.end <= NEXT_GAP;
+    const next = where.file === this.file && where.at >= this.end && where.at - this.end <= NEXT_GAP && where.file !== this.appended();
     this.end = where.at + where.len;
     if (window && where.file === this.file && where.at >= this.start && this.end <= this.start + window.length)
       return window.subarray(where.at - this.start, this.end - this.start);

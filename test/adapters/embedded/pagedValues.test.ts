@@ -11,7 +11,7 @@ import { openJournalStore, type JournalStoreOptions, type StoreIo } from '../../
 import { SHARD_TEXT_CHUNK, readDataDir, shardPath, writeFileAtomic } from '../../../src/adapters/embedded/dataDir.ts';
 import { PAGED_SHARD_HEAD } from '../../../src/adapters/embedded/pagedShards.ts';
 import { indexPath } from '../../../src/adapters/embedded/pagedIndex.ts';
-import { ValueCache } from '../../../src/adapters/embedded/pagedValues.ts';
+import { PagedFiles, ReadsInOrder, ValueCache } from '../../../src/adapters/embedded/pagedValues.ts';
 import { tempDir } from '../../support/server.ts';
 
 interface Checkpoint {
@@ -106,6 +106,36 @@ test("a snapshot reads the records of a shard's last file a window at a time, no
     await assertAll(reopened, 220); // from the shards that snapshot wrote
   } finally {
     await again.close();
+  }
+});
+
+test('values read in order are read ahead only in a file no longer appended to', () => {
+  const dir = tempDir('paged-');
+  const file = path.join(dir, 'values');
+  const values = Array.from({ length: 50 }, (_, i) => `{"n":${i},"pad":"${'y'.repeat(i)}"}`);
+  fs.writeFileSync(file, values.join('\n'));
+  const files = new PagedFiles();
+  const number = files.open(file);
+  const places = values.map((v, i) => ({ file: number, at: values.slice(0, i).reduce((n, w) => n + Buffer.byteLength(w) + 1, 0), len: Buffer.byteLength(v) }));
+  try {
+    for (const [appended, most] of [
+      [number + 1, 2], // settled: the first read alone, then one window for the rest
+      [number, values.length], // being appended to: a read each
+    ]) {
+      const reads = mock.method(fs, 'readSync');
+      try {
+        const inOrder = new ReadsInOrder(files, () => appended);
+        assert.deepEqual(
+          places.map((where) => inOrder.read(where).toString()),
+          values,
+        );
+        assert.equal(reads.mock.callCount(), most);
+      } finally {
+        reads.mock.restore();
+      }
+    }
+  } finally {
+    files.closeAll();
   }
 });
 
