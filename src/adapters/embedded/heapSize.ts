@@ -41,16 +41,21 @@ export function heapBytesOf(value: unknown, knownPart?: (part: unknown) => numbe
       return 0;
   }
   if (value === null) return 0;
+  // walked by index and by `for…in`, not by an iterator and Object.keys: the walk runs on every
+  // value the store keeps, and those made an array of keys and iterator results per object
+  // (issue 87: ~4% of the main thread's allocation under the fan-out)
   if (Array.isArray(value)) {
     let bytes = ARRAY + value.length * WORD;
-    for (const item of value) bytes += heapBytesOf(item);
+    for (let i = 0; i < value.length; i += 1) bytes += heapBytesOf(value[i]);
     return bytes;
   }
-  const keys = Object.keys(value);
   let bytes = 0;
-  for (const key of keys) {
+  let keys = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    keys += 1;
     const part = (value as Record<string, unknown>)[key];
     bytes += knownPart?.(part) ?? heapBytesOf(part);
   }
-  return bytes + OBJECT + (keys.length > FAST_KEYS ? keys.length * 6 * WORD : keys.length * WORD);
+  return bytes + OBJECT + (keys > FAST_KEYS ? keys * 6 * WORD : keys * WORD);
 }

@@ -21,7 +21,7 @@ import {
   type WriteOp,
 } from '../../domain/ports/store.ts';
 import { PagedFiles, ReadsInOrder, ValueCache, cacheCost, type Location } from './pagedValues.ts';
-import { knownPart, recordJson, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
+import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, holdsFew, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
@@ -737,9 +737,9 @@ export class JournalStore implements Store {
       }
     }
     // what cannot be written as JSON and read back is refused before anything is written
-    const { line, places, fresh } = serialise(lines, paged, given);
+    const { pieces, bytes, places, fresh } = serialise(lines, paged, given);
     const lineStart = this.segmentBytes;
-    if (this.fd !== null) this.append(Buffer.from(line));
+    if (this.fd !== null) this.append(lineBytes(pieces, bytes));
     this.seq = seq;
     ops.forEach((op, i) => {
       const state = this.state(op.collection);
@@ -1243,65 +1243,86 @@ export class JournalStore implements Store {
 /** Where a put's value is in its journal line: bytes from the line's start, and its length. */
 type Place = Omit<Location, 'file'>;
 
-/** The text of a put whose value is paged, and where the value is in it. */
-function pagedOpText(op: [string, string, number, object], given?: string): { text: string; at: number; len: number; fresh: FreshPart[] } {
+/**
+ * The text of a put whose value is paged, pushed onto `pieces` as pieces, and where the value is
+ * in it (bytes from the text's start, and its length in bytes).
+ */
+function pagedOpText(op: [string, string, number, object], pieces: string[], given?: string): { at: number; len: number; fresh: FreshPart[] } {
   const head = `${JSON.stringify([op[0], op[1], op[2]]).slice(0, -1)},`;
-  const { json: body, fresh } = given === undefined ? recordJson(op[3]) : { json: given, fresh: [] };
-  if (body === undefined) throw new Error('its value has no JSON');
-  return { text: `${head}${body}]`, at: Buffer.byteLength(head), len: Buffer.byteLength(body), fresh };
+  pieces.push(head);
+  const from = pieces.length;
+  let fresh: FreshPart[] = [];
+  if (given === undefined) {
+    const made = recordPieces(op[3], pieces);
+    if (!made.written) throw new Error('its value has no JSON');
+    fresh = made.fresh;
+  } else pieces.push(given);
+  let len = 0;
+  for (let i = from; i < pieces.length; i += 1) len += Buffer.byteLength(pieces[i]!);
+  pieces.push(']');
+  return { at: Buffer.byteLength(head), len, fresh };
 }
 
 /**
- * The journal line of a batch, as JSON.stringify(lines) writes it and its newline, with where
- * each value that `paged` marks sits in it; or a StoreWriteError naming the record that cannot
- * be one. `given`: a paged value's text its writer made (PutOp.json), written as it is.
+ * The journal line of a batch, as JSON.stringify(lines) writes it and its newline, as pieces of
+ * text (their join is the line) and its length in bytes, with where each value that `paged` marks
+ * sits in it; or a StoreWriteError naming the record that cannot be one. `given`: a paged value's
+ * text its writer made (PutOp.json), written as it is.
  */
 function serialise(
   lines: JournalOp[],
   paged: boolean[],
   given: (string | undefined)[] = [],
-): { line: string; places: (Place | undefined)[]; fresh: FreshPart[][] } {
-  let text: string | undefined;
+): { pieces: string[]; bytes: number; places: (Place | undefined)[]; fresh: FreshPart[][] } {
+  let pieces: string[] | undefined;
+  let bytes = 0;
   let problem = '';
   const places: (Place | undefined)[] = [];
   const fresh: FreshPart[][] = [];
   try {
-    if (!paged.includes(true)) text = `${JSON.stringify(lines)}\n`;
-    else if (lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && writtenWhole(lines[0]![3])) {
+    if (!paged.includes(true)) {
+      const text = `${JSON.stringify(lines)}\n`;
+      pieces = [text];
+      bytes = Buffer.byteLength(text);
+    } else if (lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && writtenWhole(lines[0]![3])) {
       // one record written whole (a created thread, a run's status): the line in one stringify, as
       // d5486dc wrote it, its value found after the head `[["name","id",seq,` and before `]]`
       // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
       const [name, id, seq] = lines[0]!;
       const whole = JSON.stringify(lines);
       const at = 1 + Buffer.byteLength(JSON.stringify([name, id, seq]));
-      places[0] = { at, len: Buffer.byteLength(whole) - at - 2 };
+      bytes = Buffer.byteLength(whole) + 1;
+      places[0] = { at, len: bytes - 1 - at - 2 };
       fresh[0] = [];
-      text = `${whole}\n`;
+      pieces = [whole, '\n'];
     } else {
-      const parts: string[] = [];
-      let bytes = 1; // the opening bracket
+      const made: string[] = ['['];
+      bytes = 1; // the opening bracket
       lines.forEach((op, i) => {
+        if (i > 0) made.push(',');
         if (paged[i] && op.length === 4) {
-          const { text: part, at, len, fresh: made } = pagedOpText(op, given[i]);
-          parts.push(part);
+          const { at, len, fresh: kept } = pagedOpText(op, made, given[i]);
           places[i] = { at: bytes + at, len };
-          fresh[i] = made;
+          fresh[i] = kept;
           bytes += at + len + 2; // its closing bracket and the comma after it
         } else {
           const part = JSON.stringify(op);
-          parts.push(part);
+          made.push(part);
           bytes += Buffer.byteLength(part) + 1;
         }
       });
-      text = `[${parts.join(',')}]\n`;
+      // the last op's comma stands for the closing bracket; then the newline
+      made.push(']\n');
+      bytes += 1;
+      pieces = made;
     }
   } catch (err) {
     problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack
   }
   // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
   // record is a long string that a scan of the line would walk character by character
-  const tooDeep = text === undefined ? undefined : lines.find((op) => op.length === 4 && recordNestsTooDeep(op[3]));
-  if (text !== undefined && !tooDeep) return { line: text, places, fresh };
+  const tooDeep = pieces === undefined ? undefined : lines.find((op) => op.length === 4 && recordNestsTooDeep(op[3]));
+  if (pieces !== undefined && !tooDeep) return { pieces, bytes, places, fresh };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =
     tooDeep ??
@@ -1315,6 +1336,16 @@ function serialise(
     });
   const named = which ? `${which[0]}/${which[1]}` : 'a record';
   throw new StoreWriteError('unserialisable', `The record ${named} cannot be stored: ${problem}. Nothing was stored.`);
+}
+
+/** A line's pieces (serialise) encoded as UTF-8 into one buffer of `bytes`, each piece written where the last ended: no joined text first. */
+function lineBytes(pieces: readonly string[], bytes: number): Buffer {
+  if (pieces.length === 1) return Buffer.from(pieces[0]!);
+  const buffer = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const piece of pieces) at += buffer.write(piece, at);
+  if (at !== bytes) throw new Error(`a journal line of ${bytes} bytes was encoded as ${at}`);
+  return buffer;
 }
 
 /**
@@ -1375,7 +1406,7 @@ function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonl
   let at = good[0] + 1;
   for (const [i, op] of batch.entries()) {
     if (op.length === 4 && op[0] in paged) {
-      const { at: valueAt, len } = pagedOpText(op);
+      const { at: valueAt, len } = pagedOpText(op, []);
       places[i] = { at: at + valueAt, len };
       at += valueAt + len + 2;
     } else {

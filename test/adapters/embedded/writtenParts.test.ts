@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
-import { KNOWN_PART_CHARS, recordJson } from '../../../src/adapters/embedded/writtenParts.ts';
+import { KNOWN_PART_CHARS, recordJson, recordPieces } from '../../../src/adapters/embedded/writtenParts.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
 interface Thread {
@@ -169,6 +169,79 @@ test("a created thread's journal line is one stringify of the line, and its valu
     assert.equal(lines.length, 1, 'the line stringified whole, once');
     assert.equal(lastLine(dataDir), JSON.stringify([['threads', id, JSON.parse(lastLine(dataDir))[0][2], thread]]));
     assert.deepEqual(await threads.get(id), thread);
+    await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a batch's journal line is encoded from its pieces into the bytes JSON.stringify gives, and each value is read back from its place", async () => {
+  // issue 87: the line is no longer joined into one text (a record's, then the line's) before its
+  // bytes are made; a remembered part, a writer's given text, an unpaged put and a delete, with
+  // characters of 2, 3 and 4 bytes before and inside the values, must still land where they are read
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir, cacheBytes: 1 });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    const checkpoints = store.collection<object>('checkpoints', { indexes: ['thread_id', 'thread_ns'] });
+    const plain = store.collection<object>('plain');
+    await Promise.all([threads.count(), checkpoints.count(), plain.count()]);
+    const id = 'thréad-€-😀';
+    const values = { messages: history(20).messages.map((m, i) => ({ ...m, content: `${m.content} é€😀 ${i}` })) };
+    await threads.put(id, { thread_id: id, status: 'idle', values });
+    await plain.put('gone', { n: 1 });
+    // the thread written again with the part the store kept (its text remembered), beside the others
+    const kept = (await threads.get(id))!;
+    const busy = { ...kept, status: 'busy€' };
+    const checkpoint = { thread_id: id, thread_ns: `${id}:`, checkpoint_id: 'cp-😀', channels: { x: 'ü' } };
+    const other = { text: 'plain ü€😀' };
+    await store.write([
+      { collection: 'plain', id: 'p-€', value: other },
+      { collection: 'threads', id, value: busy },
+      { collection: 'checkpoints', id: 'cp-😀', value: checkpoint, json: JSON.stringify(checkpoint) },
+      { collection: 'plain', id: 'gone', delete: true },
+    ]);
+    const line = lastLine(dataDir);
+    const parsed = JSON.parse(line) as [string, string, number?, object?][];
+    assert.equal(
+      line,
+      JSON.stringify([
+        ['plain', 'p-€', parsed[0]![2], other],
+        ['threads', id, parsed[1]![2], busy],
+        ['checkpoints', 'cp-😀', parsed[2]![2], checkpoint],
+        ['plain', 'gone'],
+      ]),
+    );
+    // a cache of one byte holds nothing: the paged values are read from their places in the line
+    assert.deepEqual(await threads.get(id), busy);
+    assert.deepEqual(await checkpoints.get('cp-😀'), checkpoint);
+    assert.deepEqual(await plain.get('p-€'), other);
+    assert.equal(await plain.get('gone'), undefined);
+    await store.close();
+    const again = await openJournalStore({ dataDir, cacheBytes: 1 });
+    assert.deepEqual(await again.collection<Thread>('threads', { indexes: ['status'] }).get(id), busy);
+    assert.deepEqual(await again.collection<object>('checkpoints', { indexes: ['thread_id', 'thread_ns'] }).get('cp-😀'), checkpoint);
+    await again.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("recordPieces' pieces join into recordJson's text, a remembered part's text one piece of them", async () => {
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    await threads.put('t', { thread_id: 't', status: 'idle', values: history(10) });
+    const kept = (await threads.get('t'))!;
+    for (const record of [{ ...kept, status: 'busy' }, {}, { only: undefined }, { a: 1, values: kept.values, z: [null] }]) {
+      const pieces: string[] = [];
+      const { written } = recordPieces(record, pieces);
+      assert.equal(written, true);
+      assert.equal(pieces.join(''), JSON.stringify(record));
+      assert.equal(pieces.join(''), recordJson(record).json);
+      if ('values' in record) assert.ok(pieces.includes(JSON.stringify(kept.values)), 'the values are one piece');
+    }
     await store.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
