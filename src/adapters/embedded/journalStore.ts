@@ -1375,7 +1375,8 @@ export function nestsDeeper(given: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (limit < 1) return true;
   if (Array.isArray(value)) {
-    for (const item of value) if (nestsDeeper(item, limit - 1)) return true;
+    // by index: an iterator's results were ~1% of the main thread's allocation under the fan-out (issue 87)
+    for (let i = 0; i < value.length; i += 1) if (nestsDeeper(value[i], limit - 1)) return true;
     return false;
   }
   for (const key in value) {
