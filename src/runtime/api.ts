@@ -1,6 +1,6 @@
 // The generated contract, loaded once: operation tables, bundled documents and validators.
 import type { RpcContext } from './context.ts';
-import type { MethodSpec, OperationSpec, Serialize, SerializerModules, SerializerTable, Validator, ValidatorTable, ValidatorsOnDemand } from './contract.ts';
+import type { MethodSpec, OperationSpec, Serialize, SerializerModules, SerializerTable, Validator, ValidatorTable } from './contract.ts';
 import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './transports/jsonrpc.ts';
 import type { Logger } from './logging/logger.ts';
 import { operations as controlPlaneOperations, securitySchemes as controlPlaneSchemes } from '../../generated/control-plane/operations.gen.ts';
@@ -10,6 +10,8 @@ import { methods as a2aV1Methods } from '../../generated/a2a-v1/methods.gen.ts';
 import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
 import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.js';
 import { modules as asParamModules } from '../../generated/agent-server/params.validators.lazy.gen.js';
+import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
+import * as a2aV1Params from '../../generated/a2a-v1/params.validators.gen.js';
 import * as asReplies from '../../generated/agent-server/reply.serializers.gen.js';
 
 export type { ValidatorTable } from './contract.ts';
@@ -241,24 +243,6 @@ export const apiDocuments: ApiDocument[] = [
   },
 ];
 
-/**
- * A generated table imported with its first read, not with the server: the A2A documents' params
- * validators (~140 KB of code, and ajv-formats' formats for v1.0's) are read by the first A2A
- * request (JSON-RPC, REST or gRPC), which awaits them; a start before its first 200 read none.
- * A load that fails is tried again by the next read.
- */
-function onDemand(load: () => Promise<unknown>): ValidatorsOnDemand {
-  let loading: Promise<ValidatorTable> | undefined;
-  return () =>
-    (loading ??= load().then(
-      (module) => module as ValidatorTable,
-      (err: unknown) => {
-        loading = undefined;
-        throw err;
-      },
-    ));
-}
-
 const a2aObject = once(loadA2A);
 const a2aV1Object = once(loadA2AV1);
 
@@ -269,7 +253,7 @@ export const rpcDocument = {
     return a2aObject();
   },
   methods: a2aMethods as readonly MethodSpec[],
-  params: onDemand(() => import('../../generated/a2a/params.validators.gen.js')),
+  params: a2aParams as ValidatorTable,
 };
 
 /** A2A v1.0's JSON-RPC methods, served on the same endpoint to requests that ask for 1.0. */
@@ -279,7 +263,7 @@ export const rpcDocumentV1 = {
     return a2aV1Object();
   },
   methods: a2aV1Methods as readonly MethodSpec[],
-  params: onDemand(() => import('../../generated/a2a-v1/params.validators.gen.js')),
+  params: a2aV1Params as ValidatorTable,
 };
 
 type RpcDocumentKey = typeof rpcDocument.key | typeof rpcDocumentV1.key;

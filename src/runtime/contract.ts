@@ -26,9 +26,6 @@ export type ValidatorModules = Readonly<Record<string, () => Promise<Validator>>
 /** Validators of one generated file, by name. */
 export type ValidatorTable = Readonly<Record<string, Validator>>;
 
-/** A validator table imported with its first use (the same promise every call, settled once loaded). */
-export type ValidatorsOnDemand = () => Promise<ValidatorTable>;
-
 export interface ValidationIssue {
   instancePath: string;
   keyword: string;

@@ -5,35 +5,15 @@
 // and neither may import the other. A failure is worded as upstream's server words it, where
 // it has words for it (its clients and tests match them); any other names the param and what
 // the schema wanted.
+import { Command as commandValidator } from '../../generated/protocol/components.validators.gen.js';
+import * as paramValidators from '../../generated/protocol/params.validators.gen.js';
 import type { Command } from '../../generated/protocol/types.gen.ts';
 
-type Validator = typeof import('../../generated/protocol/components.validators.gen.js').Command;
+type Validator = typeof commandValidator;
 type SchemaError = NonNullable<Validator['errors']>[number];
 
-interface Validators {
-  command: Validator;
-  /** The methods the contract names, by their validator's name (`run.start` → `run_start`). */
-  params: Readonly<Record<string, Validator>>;
-}
-
-let loading: Promise<Validators> | undefined;
-
-/**
- * The validators (~180 KB of generated code) imported with the first command, not with the
- * server: a start before its first 200 reads none. A load that fails is tried again by the next command.
- */
-function validators(): Promise<Validators> {
-  return (loading ??= Promise.all([
-    import('../../generated/protocol/components.validators.gen.js'),
-    import('../../generated/protocol/params.validators.gen.js'),
-  ]).then(
-    ([components, params]) => ({ command: components.Command, params }),
-    (err: unknown) => {
-      loading = undefined;
-      throw err;
-    },
-  ));
-}
+/** The methods the contract names, by their validator's name (`run.start` → `run_start`). */
+const VALIDATORS: Readonly<Record<string, Validator>> = paramValidators;
 
 /** Upstream's words for a param that does not fit, by method and param (`/n` an item of it, `!` too few items). */
 const UPSTREAM_WORDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -53,8 +33,8 @@ const UPSTREAM_WORDS: Readonly<Record<string, Readonly<Record<string, string>>>>
 };
 
 /** Whether a message is a command; `problem` says why not (its `id` when it has a usable one). */
-export async function readCommand(message: unknown): Promise<{ command: Command } | { problem: string; id: number | null }> {
-  if ((await validators()).command(message)) return { command: message as Command };
+export function readCommand(message: unknown): { command: Command } | { problem: string; id: number | null } {
+  if (commandValidator(message)) return { command: message as Command };
   const raw = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : {};
   const framed = Number.isInteger(raw.id) && (raw.id as number) >= 0 && typeof raw.method === 'string';
   // upstream's words for a message without an id and a method; params that are not an object are ours
@@ -64,8 +44,8 @@ export async function readCommand(message: unknown): Promise<{ command: Command 
 }
 
 /** What is wrong with a command's params for its method (null: nothing, or a method the contract does not name). */
-export async function paramsProblem(method: string, params: unknown): Promise<string | null> {
-  const validate = (await validators()).params[method.replace(/[^A-Za-z0-9_]/g, '_')];
+export function paramsProblem(method: string, params: unknown): string | null {
+  const validate = VALIDATORS[method.replace(/[^A-Za-z0-9_]/g, '_')];
   if (!validate || validate(params ?? {})) return null;
   const errors = validate.errors ?? [];
   const words = UPSTREAM_WORDS[method] ?? {};

@@ -5,7 +5,7 @@
 // auth, switched-off operations and stream slots — then runs the same v1.0 operation.
 import type { GrpcAnswer, GrpcError, GrpcMethod } from '../../runtime/transports/grpc/grpcServer.ts';
 import type { GrpcApplication } from '../../runtime/application.ts';
-import type { ValidatorsOnDemand } from '../../runtime/contract.ts';
+import type { ValidatorTable } from '../../runtime/contract.ts';
 import { statusName } from '../../runtime/transports/http/googleRpcErrors.ts';
 import { packagePath } from '../../runtime/packageRoot.ts';
 import { callV1, statusOf, versionProblem, type BindingError, type V1Door, type V1Item, type V1Method } from './v1Binding.ts';
@@ -57,7 +57,7 @@ async function* grpcItems(stream: AsyncIterable<V1Item>, done: () => void): Asyn
 }
 
 /** The gRPC service of the A2A area; `defaultAssistant` answers calls without a tenant. */
-export function a2aGrpc(door: V1Door, params: ValidatorsOnDemand, defaultAssistant: () => string | undefined): GrpcApplication {
+export function a2aGrpc(door: V1Door, params: ValidatorTable, defaultAssistant: () => string | undefined): GrpcApplication {
   return {
     protoFile: A2A_PROTO,
     service: A2A_SERVICE,

@@ -4,7 +4,7 @@
 // in application/a2a+json, a Server-Sent Events stream of StreamResponses, or a
 // google.rpc.Status with the A2A error's HTTP status (v1Binding.ts).
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import type { SseEvent, ValidatorsOnDemand } from '../../runtime/contract.ts';
+import type { SseEvent, ValidatorTable } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import { googleRpcBody } from '../../runtime/transports/http/googleRpcErrors.ts';
 import { callV1, statusOf, versionProblem, type BindingError, type V1Door, type V1Item, type V1Method } from './v1Binding.ts';
@@ -85,7 +85,7 @@ async function* sse(stream: AsyncIterable<V1Item>): AsyncGenerator<SseEvent> {
   }
 }
 
-export function restHandlers(door: V1Door, params: ValidatorsOnDemand): Pick<Handlers, RestOperationId> {
+export function restHandlers(door: V1Door, params: ValidatorTable): Pick<Handlers, RestOperationId> {
   const handler = (id: RestOperationId) => {
     const route = ROUTES[id];
     return async (request: RestRequest, ctx: RequestContext) => {

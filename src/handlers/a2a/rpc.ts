@@ -45,7 +45,7 @@ export function a2aRpc(
       return rpcHttpReply(rpcErrorReply(peekId(body), jsonRpcError(error)));
     }
     const dispatcher = dispatchers[version];
-    const prepared = await dispatcher.prepare(body);
+    const prepared = dispatcher.prepare(body);
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);
     const found = await serviceFor(ctx).assistants.get(path.assistant_id);
     if (!found.ok) return unknownAssistant(path.assistant_id);

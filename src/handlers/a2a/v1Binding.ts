@@ -5,7 +5,7 @@
 import type { RequestContext } from '../../runtime/context.ts';
 import { toValidationItems } from '../../runtime/errors.ts';
 import { unstorableText } from '../../runtime/transports/http/storableText.ts';
-import type { ValidatorsOnDemand } from '../../runtime/contract.ts';
+import type { ValidatorTable } from '../../runtime/contract.ts';
 import { methods as v1Methods } from '../../../generated/a2a-v1/methods.gen.ts';
 import { negotiate, requestedVersion } from '../../shared/a2aVersion.ts';
 import { a2aError, errorDetails, GRPC_STATUS, HTTP_STATUS, type A2AError } from './v1/errors.ts';
@@ -57,7 +57,7 @@ export function versionProblem(header: string | undefined, query: string | undef
 /** Runs a v1.0 operation for the caller: params checked as the JSON-RPC method's, then the operation on the assistant. */
 export async function callV1(
   door: V1Door,
-  params: ValidatorsOnDemand,
+  params: ValidatorTable,
   method: V1Method,
   request: Record<string, unknown>,
   ctx: RequestContext,
@@ -66,7 +66,7 @@ export async function callV1(
   const assistant = await door.assistant(ctx, assistantId);
   if (!assistant) return { error: { kind: 'UNKNOWN_ASSISTANT', message: `Assistant '${assistantId}' not found` } };
   const spec = v1Methods.find((m) => m.name === method)!;
-  const validate = (await params())[spec.validator];
+  const validate = params[spec.validator];
   const valid = validate(request);
   const unstorable = valid ? unstorableText(request, ['params']) : undefined;
   if (!valid || unstorable) {

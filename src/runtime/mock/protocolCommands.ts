@@ -34,7 +34,7 @@ export function mockProtocolCommands(
     const { path, body } = request as { path: { thread_id: string }; body: Protocol.Command };
     const meta = { thread_id: path.thread_id, applied_through_seq: 0 };
     const method = results.get(body.method);
-    const problem = method?.supported && (await paramsProblem(body.method, body.params));
+    const problem = method?.supported && paramsProblem(body.method, body.params);
     const error = (error: Protocol.ErrorCode, message: string): Protocol.CommandReply => ({ type: 'error', id: body.id, error, message, meta });
     const reply: Protocol.CommandReply = !method
       ? error('unknown_command', `Unknown protocol command: ${body.method}`)

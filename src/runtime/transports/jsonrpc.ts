@@ -7,7 +7,7 @@
 // The operation's handler hands the raw body to `prepare`, may look at the call (an
 // endpoint that addresses something can refuse it), then `run`s it; `rpcHttpReply` turns
 // the outcome into the operation's reply.
-import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable, ValidatorsOnDemand } from '../contract.ts';
+import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable } from '../contract.ts';
 import { extendContext, type RpcContext } from '../context.ts';
 import { RPC, toValidationItems } from '../errors.ts';
 import { unstorableText } from './http/storableText.ts';
@@ -43,8 +43,7 @@ export interface DispatcherOptions<Ctx extends RpcContext> {
   /** How deeply a request may nest objects and arrays (deeper: -32600, nothing parsed). */
   maxDepth?: number;
   methods: readonly MethodSpec[];
-  /** The methods' params validators, imported with the first request that reads them. */
-  params: ValidatorsOnDemand;
+  params: ValidatorTable;
   handlers: Readonly<Record<string, RpcMethodHandler<Ctx>>>;
   /** Checks each result against the OpenRPC result schema (tests, AGENTPLANE_VALIDATE_RESPONSES). */
   results?: ValidatorTable;
@@ -73,7 +72,7 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   }
 
   /** Reads and checks the envelope and the params: a problem is answered at once, a valid request becomes a call. */
-  async prepare(body: RawBody): Promise<{ reply: RpcReply } | { call: RpcCall }> {
+  prepare(body: RawBody): { reply: RpcReply } | { call: RpcCall } {
     const fail = (id: RpcId, error: RpcError, method?: string) => ({ reply: { kind: 'json' as const, body: response(id, { error }), method } });
     if (!isJsonContentType(body.contentType)) {
       return fail(
@@ -103,7 +102,7 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     const spec = this.specs.get(method);
     if (!spec) return fail(id, RPC.methodNotFound(method), method);
     const params = request.params === undefined ? {} : request.params;
-    const invalid = await this.checkParams(spec, params);
+    const invalid = this.checkParams(spec, params);
     if (invalid) return { reply: this.refuse({ method, params, id }, invalid) };
     return { call: { method, params, id } };
   }
@@ -136,13 +135,13 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
 
   /** prepare, then run: for endpoints that admit every valid call. */
   async dispatch(body: RawBody, ctx: Omit<Ctx, 'requestId'>): Promise<RpcReply> {
-    const prepared = await this.prepare(body);
+    const prepared = this.prepare(body);
     return 'reply' in prepared ? prepared.reply : this.run(prepared.call, ctx);
   }
 
-  private async checkParams(spec: MethodSpec, params: unknown): Promise<RpcError | undefined> {
+  private checkParams(spec: MethodSpec, params: unknown): RpcError | undefined {
     if (!params || typeof params !== 'object' || Array.isArray(params)) return RPC.invalidParams('Invalid params: params must be an object');
-    const validate = (await this.options.params())[spec.validator];
+    const validate = this.options.params[spec.validator];
     const valid = validate(params);
     const unstorable = valid ? unstorableText(params, ['params']) : undefined;
     if (valid && !unstorable) return undefined;

@@ -63,7 +63,7 @@ export class ProtocolCommands {
   async handle(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     try {
       if (OWN_COMMANDS.has(command.method)) {
-        const problem = await paramsProblem(command.method, command.params);
+        const problem = paramsProblem(command.method, command.params);
         if (problem) return ok(this.error(command.id, 'invalid_argument', problem));
       }
       switch (command.method) {
@@ -195,7 +195,7 @@ export class ProtocolCommands {
     const latest = runs.at(-1);
     if (!latest) return this.error(command.id, 'no_such_run', 'No active run is bound to this thread.');
     const meta = await this.meta(threadId);
-    const problem = command.method !== 'subscription.reconnect' && (await paramsProblem(command.method, command.params));
+    const problem = command.method !== 'subscription.reconnect' && paramsProblem(command.method, command.params);
     if (problem) return this.error(command.id, 'invalid_argument', problem, meta);
     switch (command.method) {
       case 'agent.getTree':

@@ -185,7 +185,7 @@ class ProtocolSocket {
     } catch {
       return this.send({ type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must be valid JSON.' });
     }
-    const read = await readCommand(message);
+    const read = readCommand(message);
     if ('problem' in read) return this.send({ type: 'error', id: read.id, error: 'invalid_argument', message: read.problem });
     const { command } = read;
     const id = command.id;
@@ -193,7 +193,7 @@ class ProtocolSocket {
     this.pending += 1;
     try {
       if (command.method === 'subscription.subscribe' || command.method === 'subscription.unsubscribe') {
-        const problem = await paramsProblem(command.method, params);
+        const problem = paramsProblem(command.method, params);
         if (problem) return this.send({ type: 'error', id, error: 'invalid_argument', message: problem });
         if (command.method === 'subscription.subscribe') return await this.subscribe(id, params);
         return this.unsubscribe(id, params.subscription_id as string);
