@@ -1,0 +1,140 @@
+// A clean stop takes its final snapshot only when the shard files it would rewrite hold few bytes
+// (closeRewriteBytes) or no more than the journal (issue 91: 200 runs on a 100,000-run history
+// dirtied nearly every shard of four collections, and the stop rewrote ~4 GB in 17 s, past a
+// supervisor's 10 s). Otherwise it leaves the journal, whole and fsynced, and the next start
+// replays it: every collection, paged, grouped and whole, reads as it was written, and the
+// journal stays until a snapshot that pays retires it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openJournalStore, type JournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
+import { tempDir } from '../../support/server.ts';
+
+const THREADS = 40;
+const thread = (t: number) => `thread-${String(t).padStart(4, '0')}`;
+const runId = (t: number, r: number) => `run-${String(t).padStart(4, '0')}-${r}`;
+const cpId = (t: number, c: number) => [thread(t), '', `cp-${c}`].join(SEP);
+// a value big enough that the shards outweigh the journal of a few writes
+const filler = 'x'.repeat(2_000);
+
+const open = (dataDir: string, closeRewriteBytes: number) =>
+  openJournalStore({ dataDir, shards: 8, closeRewriteBytes, compactBytes: 1 << 30, loadAfterMs: null, cacheBytes: 1 });
+
+function collections(store: JournalStore) {
+  return {
+    runs: store.collection<{ run_id: string; thread_id: string; status: string; n: number; filler: string }>('runs', { indexes: ['thread_id', 'status'] }),
+    checkpoints: store.collection<{ thread_id: string; thread_ns: string; checkpoint_id: string; n: number; filler: string }>('checkpoints', {
+      indexes: ['thread_id'],
+    }),
+    notes: store.collection<{ n: number }>('notes'),
+  };
+}
+
+/** Every shard file's bytes and mtime, by path. */
+function shardFiles(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const root = path.join(dir, 'collections');
+  for (const name of fs.readdirSync(root))
+    for (const file of fs.readdirSync(path.join(root, name))) {
+      const at = path.join(root, name, file);
+      const stat = fs.statSync(at);
+      found.set(at, `${stat.size}/${stat.mtimeMs}`);
+    }
+  return found;
+}
+
+const journalBytes = (dir: string) => fs.readdirSync(path.join(dir, 'journal')).reduce((sum, f) => sum + fs.statSync(path.join(dir, 'journal', f)).size, 0);
+
+async function history(dir: string, closeRewriteBytes: number): Promise<void> {
+  const store = await open(dir, closeRewriteBytes);
+  const { runs, checkpoints, notes } = collections(store);
+  for (let t = 0; t < THREADS; t += 1) {
+    for (let r = 0; r < 3; r += 1) await runs.put(runId(t, r), { run_id: runId(t, r), thread_id: thread(t), status: 'success', n: r, filler });
+    for (let c = 0; c < 3; c += 1) await checkpoints.put(cpId(t, c), { thread_id: thread(t), thread_ns: '', checkpoint_id: `cp-${c}`, n: c, filler });
+    await notes.put(`note-${t}`, { n: t });
+  }
+  await store.close(); // no shard files yet: the snapshot pays, whatever the bound
+}
+
+/** A few small writes spread over every shard: a run's status, a checkpoint, a note, a delete, and a new pending run. */
+async function fewWrites(dir: string, closeRewriteBytes: number): Promise<void> {
+  const store = await open(dir, closeRewriteBytes);
+  const { runs, checkpoints, notes } = collections(store);
+  for (let t = 0; t < THREADS; t += 4) {
+    await runs.put(runId(t, 0), { run_id: runId(t, 0), thread_id: thread(t), status: 'error', n: 100, filler: '' });
+    await checkpoints.put(cpId(t, 9), { thread_id: thread(t), thread_ns: '', checkpoint_id: 'cp-9', n: 9, filler: '' });
+    await notes.put(`note-${t}`, { n: t + 1000 });
+  }
+  await runs.delete(runId(1, 1));
+  await checkpoints.delete(cpId(1, 1));
+  await notes.delete('note-1');
+  await runs.put(runId(2, 7), { run_id: runId(2, 7), thread_id: thread(2), status: 'pending', n: 7, filler: '' });
+  await store.close();
+}
+
+async function assertReadsBack(dir: string): Promise<void> {
+  const store = await open(dir, 1 << 30);
+  try {
+    const { runs, checkpoints, notes } = collections(store);
+    assert.deepEqual(
+      (await runs.list({ where: { status: 'pending' } })).map((r) => r.run_id),
+      [runId(2, 7)],
+      'the pending run written before the stop is found',
+    );
+    for (let t = 0; t < THREADS; t += 1) {
+      const changed = t % 4 === 0;
+      assert.equal((await runs.get(runId(t, 0)))?.status, changed ? 'error' : 'success', `run ${runId(t, 0)}`);
+      assert.equal((await notes.get(`note-${t}`))?.n, t === 1 ? undefined : changed ? t + 1000 : t, `note-${t}`);
+      const cps = (await checkpoints.list({ where: { thread_id: thread(t) } })).map((c) => c.checkpoint_id).sort();
+      const expected = t === 1 ? ['cp-0', 'cp-2'] : changed ? ['cp-0', 'cp-1', 'cp-2', 'cp-9'] : ['cp-0', 'cp-1', 'cp-2'];
+      assert.deepEqual(cps, expected, `checkpoints of ${thread(t)}`);
+    }
+    assert.equal(await runs.get(runId(1, 1)), undefined, 'a deleted run stays deleted');
+    assert.equal((await runs.get(runId(5, 2)))?.filler, filler, 'an untouched run reads whole');
+  } finally {
+    await store.close();
+  }
+}
+
+test('a stop whose snapshot would rewrite far more than its journal holds leaves the journal; the next start reads every collection back', async () => {
+  const dir = tempDir('close-keeps-journal-');
+  await history(dir, 1);
+  const before = shardFiles(dir);
+  assert.ok(before.size > 8, 'the history is in shard files');
+  await fewWrites(dir, 1);
+  assert.deepEqual(shardFiles(dir), before, 'no shard file was rewritten by the stop');
+  const kept = journalBytes(dir);
+  assert.ok(kept > 0, 'the journal is left for the next start');
+  await assertReadsBack(dir);
+  // that start, with a bound the snapshot is under, retired the journal at its stop
+  assert.equal(journalBytes(dir), 0, 'a stop whose snapshot pays retires the journal');
+  await assertReadsBack(dir);
+});
+
+test('a stop whose snapshot rewrites few bytes takes it, as before', async () => {
+  const dir = tempDir('close-snapshots-');
+  await history(dir, 1 << 30);
+  await fewWrites(dir, 1 << 30);
+  assert.equal(journalBytes(dir), 0, 'the stop snapshotted and retired the journal');
+  await assertReadsBack(dir);
+});
+
+test('a start after a stop that left the journal, killed before its own stop, loses nothing', async () => {
+  const dir = tempDir('close-keeps-journal-killed-');
+  await history(dir, 1);
+  await fewWrites(dir, 1);
+  // a second server writes more and is killed (no close): its journal is a second file beside the first
+  const store = await open(dir, 1);
+  const { runs } = collections(store);
+  await runs.put(runId(3, 8), { run_id: runId(3, 8), thread_id: thread(3), status: 'success', n: 8, filler: '' });
+  (store as unknown as { releaseLock: () => void }).releaseLock(); // as kill -9 leaves it: no stop, the lock taken over
+  const again = await open(dir, 1);
+  try {
+    assert.equal((await collections(again).runs.get(runId(3, 8)))?.n, 8, 'the killed server’s write is there');
+    assert.equal((await collections(again).runs.get(runId(0, 0)))?.status, 'error', 'the stopped server’s write is there');
+  } finally {
+    await again.close();
+  }
+});
