@@ -241,7 +241,7 @@ function validOp(op: unknown): op is JournalOp {
 }
 
 /** A journal line as its batch, or why it is not one. */
-function parseBatch(text: string): JournalOp[] | string {
+export function parseBatch(text: string): JournalOp[] | string {
   let batch: unknown;
   try {
     batch = JSON.parse(text);
@@ -459,19 +459,30 @@ function missingShard(relative: string): Problem {
 }
 
 /** Everything in the directory, read; problems collected rather than thrown. */
-export interface DataDirRead {
+export interface DataDirRead<S extends SegmentLines = SegmentRead> {
   meta: Meta | null;
   shardCount: number;
   /** Readable shards, per collection: shard number → contents. */
   shards: Map<string, Map<number, ShardFile>>;
   /** The shard numbers of the collections the caller reads itself (`readsItself`), unread. */
   unread: Map<string, number[]>;
-  segments: SegmentRead[];
+  segments: S[];
   problems: Problem[];
 }
 
-/** `readsItself`: collections whose shards the caller reads (a file at a time): listed, not read. */
-export function readDataDir(dir: string, defaultShards: number, readsItself: (name: string) => boolean = () => false): DataDirRead {
+/** What readDataDir names the problems of a journal file from. */
+export type SegmentLines = Pick<SegmentRead, 'file' | 'bad' | 'torn'>;
+
+/**
+ * `readsItself`: collections whose shards the caller reads (a file at a time): listed, not read.
+ * `readLines`: how each journal file is read (the store's start scans its lines: journalLines.ts).
+ */
+export function readDataDir<S extends SegmentLines = SegmentRead>(
+  dir: string,
+  defaultShards: number,
+  readsItself: (name: string) => boolean = () => false,
+  readLines: (segment: { number: number; file: string }) => S = readSegment as unknown as (segment: { number: number; file: string }) => S,
+): DataDirRead<S> {
   const problems: Problem[] = [];
   const metaRead = readMeta(dir);
   const meta = isProblem(metaRead) ? null : metaRead;
@@ -505,7 +516,7 @@ export function readDataDir(dir: string, defaultShards: number, readsItself: (na
       else loaded.set(n, read);
     }
   }
-  const all = segments(dir).map(readSegment);
+  const all = segments(dir).map(readLines);
   all.forEach((segment, i) => {
     const relative = path.relative(dir, segment.file);
     for (const bad of segment.bad) {

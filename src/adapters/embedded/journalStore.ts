@@ -33,6 +33,7 @@ import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } fro
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
 import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
+import { scanSegment } from './journalLines.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
 import { seqOrder } from './seqOrder.ts';
 import type { Held } from './orderedIds.ts';
@@ -294,7 +295,13 @@ export class JournalStore implements Store {
     const strings = new LoadStrings();
     // the shards of paged collections are checked here, a file at a time: those whose saved
     // index describes them are loaded after the start (loadPaged), the others read now
-    const read = readDataDir(dir, this.shardCount, (name) => name in this.paged);
+    // the journal's lines are scanned, not parsed: a paged value is parsed in its collection's load (journalLines.ts)
+    const read = readDataDir(
+      dir,
+      this.shardCount,
+      (name) => name in this.paged,
+      (segment) => scanSegment(segment, (name) => !(name in this.paged)),
+    );
     const problems = [...read.problems];
     this.shardCount = read.shardCount;
     // the seq store.json kept is at least every seq the snapshot's files hold: the grouped shards'
@@ -340,19 +347,18 @@ export class JournalStore implements Store {
     for (const segment of read.segments) {
       privateFile(segment.file);
       this.segment = Math.max(this.segment, segment.number);
-      const file = segment.batches.some((batch) => batch.some((op) => op.length === 4 && op[0] in this.paged)) ? this.files.open(segment.file) : 0;
-      segment.batches.forEach((batch, i) => {
-        const places = file ? placesInLine(batch, segment.good[i]!, this.paged) : [];
-        batch.forEach((op, j) => {
-          if (op.length === 4) this.seq = Math.max(this.seq, op[2]);
-          // a paged collection's journal is replayed after its shards, in the background
-          if (op[0] in this.paged) laterOf(op[0]).journal.push([op, places[j] ? { file, ...places[j] } : undefined]);
-          else if (op.length === 4) bucket(op[0]).set(op[1], wholeEntry(op[2], op[3]));
-          else bucket(op[0]).delete(op[1]);
+      const file = segment.lines.some((line) => line.some((op) => op.value === undefined && op.seq !== undefined)) ? this.files.open(segment.file) : 0;
+      for (const line of segment.lines) {
+        for (const { collection, id, seq, value, at, len } of line) {
+          if (seq !== undefined) this.seq = Math.max(this.seq, seq);
+          // a paged collection's journal is replayed after its shards, in the background: its values where they are in the file
+          if (collection in this.paged) laterOf(collection).journal.push({ id, seq, value, where: seq === undefined || value ? undefined : { file, at, len } });
+          else if (seq !== undefined) bucket(collection).set(id, wholeEntry(seq, value!));
+          else bucket(collection).delete(id);
           // replayed records belong to shards that must be snapshotted before the journal goes
-          this.dirty.add(shardKey(op[0], this.shardOfRecord(op[0], op[1])));
-        });
-      });
+          this.dirty.add(shardKey(collection, this.shardOfRecord(collection, id)));
+        }
+      }
       if (segment.torn) {
         // the newest file ends in a write cut short (kill -9, a full disk): never acknowledged
         warn('the journal ends in an incomplete line, a write that was never acknowledged; dropping it', {
@@ -374,6 +380,9 @@ export class JournalStore implements Store {
     }
     // the journal file first: a directory with store.json and no journal is one whose journal was lost
     this.openSegment();
+    // each start begins a journal file, and a stop that left its journal (closeRewriteBytes) leaves
+    // them all until a snapshot: the empty ones go now, so restarts without writes do not pile them up
+    for (const segment of read.segments) if (segment.file !== this.segmentFile && fileSize(segment.file) === 0) fs.rmSync(segment.file, { force: true });
     this.writeMeta();
     privateFile(path.join(dir, META_FILE));
     if (later.size === 0) return;
@@ -470,9 +479,9 @@ export class JournalStore implements Store {
     // a grouped collection's records on disk are in its groups, not here: the journal is replayed onto them after the shards read whole
     const onto = state.groups ? load.journal : [];
     if (!onto.length)
-      for (const [op, where] of load.journal) {
-        if (op.length === 4) load.records.set(op[1], this.loadedEntry(name, op[2], op[3], where, strings));
-        else load.records.delete(op[1]);
+      for (const op of load.journal) {
+        if (op.seq !== undefined) load.records.set(op.id, this.replayedEntry(dir, name, op, strings));
+        else load.records.delete(op.id);
         if (due()) await turn();
       }
     load.journal = [];
@@ -492,9 +501,9 @@ export class JournalStore implements Store {
       this.setLoaded(state, ids[at]!, entries[at]!);
       if (due()) await turn();
     }
-    for (const [op, where] of onto) {
-      if (op.length === 4) this.setLoaded(state, op[1], this.loadedEntry(name, op[2], op[3], where, strings));
-      else state.remove(op[1]);
+    for (const op of onto) {
+      if (op.seq !== undefined) this.setLoaded(state, op.id, this.replayedEntry(dir, name, op, strings));
+      else state.remove(op.id);
       if (due()) await turn();
     }
     state.load = null;
@@ -527,9 +536,16 @@ export class JournalStore implements Store {
       const held = entry.keys ? entry.keys[at] : (entry.value as Record<string, unknown>)[field];
       if (held === value) found.set(id, entry.file ? { seq: entry.seq, where: placeOf(entry) } : { seq: entry.seq, value: entry.value });
     }
-    for (const [op] of load.journal) {
-      if (op.length === 4 && (op[3] as Record<string, unknown>)[field] === value) found.set(op[1], { seq: op[2], value: op[3] });
-      else found.delete(op[1]);
+    // each record's last op in the journal decides; only the values of the last puts are parsed
+    const last = new Map<string, Replayed>();
+    for (const op of load.journal) {
+      last.delete(op.id);
+      last.set(op.id, op);
+    }
+    for (const op of last.values()) {
+      const written = op.seq === undefined ? undefined : this.replayedValue(this.dataDir!, name, op);
+      if (written && (written as Record<string, unknown>)[field] === value) found.set(op.id, { seq: op.seq!, value: written });
+      else found.delete(op.id);
     }
     return [...found.values()]
       .sort((a, b) => a.seq - b.seq)
@@ -539,6 +555,28 @@ export class JournalStore implements Store {
   /** Resolves once every record is loaded (the paged collections' after the start); rejects as they do when that failed. */
   async loaded(): Promise<void> {
     for (const name of [...this.later.keys()]) await this.states.get(name)?.load?.();
+  }
+
+  /** A replayed put's value: given, or parsed from where it is in its journal file; one that does not parse fails its collection's load. */
+  private replayedValue(dir: string, name: string, op: Replayed): object {
+    if (op.value) return op.value;
+    const where = op.where!;
+    try {
+      return JSON.parse(this.files.read(where).toString('utf8')) as object;
+    } catch (err) {
+      throw damaged(dir, [
+        {
+          file: path.relative(dir, this.files.pathOf(where.file)),
+          what: `the journal's value of ${name}/${op.id} at byte ${where.at} (${where.len} bytes) does not read as JSON (${(err as Error).message})`,
+          repair: 'the line is dropped (kept in the moved-aside copy); every readable line is kept',
+        },
+      ]);
+    }
+  }
+
+  /** A replayed put as loaded: its value left where it is in the journal file, its kept fields read from it. */
+  private replayedEntry(dir: string, name: string, op: Replayed, strings: KeptStrings): Kept {
+    return this.loadedEntry(name, op.seq!, this.replayedValue(dir, name, op), op.where, strings);
   }
 
   /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
@@ -1447,25 +1485,12 @@ function syncDirs(dirs: string[]): void {
   }
 }
 
-/**
- * Where the values of each replayed put of a paged collection are in its journal line (the byte
- * range `good`), found by writing the ops again as the line was written; none when the line is
- * not the text that gives (then the values are kept in memory until the next snapshot).
- */
-function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonly<Record<string, readonly string[]>>): (Place | undefined)[] {
-  const places: (Place | undefined)[] = [];
-  let at = good[0] + 1;
-  for (const [i, op] of batch.entries()) {
-    if (op.length === 4 && op[0] in paged) {
-      const { at: valueAt, len } = pagedOpText(op, []);
-      places[i] = { at: at + valueAt, len };
-      at += valueAt + len + 2;
-    } else {
-      at += Buffer.byteLength(JSON.stringify(op)) + 1;
-    }
-  }
-  // the last op's comma stands for the closing bracket; the newline ends the range
-  return at === good[1] ? places : [];
+/** An op of the journal replayed in a paged collection's load: a put has a seq, and its value given or where it is in its journal file. */
+interface Replayed {
+  id: string;
+  seq?: number;
+  value?: object;
+  where?: Location;
 }
 
 /** A paged collection's records to load after the start: those read at the start, the shards whose saved index describes them, then the journal's writes. */
@@ -1474,7 +1499,7 @@ interface PagedLoad {
   indexed: { n: number; number: number; index: DescribingIndex }[];
   /** The shards opened in the load, not at the start (openPagedShard): a grouped collection's, and those whose index heads list no few values, when store.json kept the seq. */
   unopened: number[];
-  journal: [JournalOp, Location | undefined][];
+  journal: Replayed[];
   /** The records the saved indexes' heads list as holding one of the few values (fewBefore), until the load begins. */
   holding: { id: string; seq: number; keys: readonly unknown[]; where: Location }[];
   begun: boolean;

@@ -62,6 +62,11 @@ export class PagedFiles {
     if (open.refs <= 0) this.close(number);
   }
 
+  /** The path a file was opened at (to name it in an error). */
+  pathOf(number: number): string {
+    return this.files.get(number)?.path ?? `file ${number}`;
+  }
+
   /** The descriptor of an open file (its saved index is checked against it). */
   descriptor(number: number): number {
     return this.files.get(number)!.fd;

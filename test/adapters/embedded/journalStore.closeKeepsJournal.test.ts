@@ -134,7 +134,27 @@ test('a start after a stop that left the journal, killed before its own stop, lo
   try {
     assert.equal((await collections(again).runs.get(runId(3, 8)))?.n, 8, 'the killed server’s write is there');
     assert.equal((await collections(again).runs.get(runId(0, 0)))?.status, 'error', 'the stopped server’s write is there');
+    const journal = path.join(dir, 'journal');
+    const empty = fs.readdirSync(journal).filter((f) => fs.statSync(path.join(journal, f)).size === 0);
+    assert.deepEqual(empty, [fs.readdirSync(journal).sort().at(-1)], 'the journal files left empty by earlier starts are gone, the one being written stays');
   } finally {
     await again.close();
+  }
+});
+
+test('a paged value in the journal that scans but does not parse fails its collection’s load, not the start', async () => {
+  const dir = tempDir('close-keeps-journal-damaged-');
+  await history(dir, 1);
+  // a line of the shape a start scans, its run's value not JSON inside its braces
+  const journal = path.join(dir, 'journal');
+  const newest = fs.readdirSync(journal).sort().at(-1)!;
+  fs.appendFileSync(path.join(journal, newest), '[["runs","run-bad",99999,{"status":tru}]]\n[["notes","note-x",100000,{"n":7}]]\n');
+  const store = await open(dir, 1);
+  try {
+    const { runs, notes } = collections(store);
+    assert.equal((await notes.get('note-x'))?.n, 7, 'the collections read whole answer');
+    await assert.rejects(runs.get(runId(0, 0)), /does not read as JSON/, 'the runs answer with the error naming it');
+  } finally {
+    await store.close();
   }
 });

@@ -1,0 +1,191 @@
+// A journal file read for a start (issue 91): each line split into its ops' heads (collection,
+// id, seq) and where each put's value is in the file, the values of the paged collections left
+// unparsed. A stop that left its journal (journalStore.ts closeRewriteBytes) has the next start
+// replay it: 200 runs of the `agent` graph are ~9 MB of checkpoints, runs and threads, and
+// parsing every value, then writing it again to find where it was, was ~0.5 s of CPU before the
+// port listened; the paged values are parsed in their collection's load after serving instead.
+// A line is checked for its shape here (brackets, strings, heads); a line that does not scan as
+// JSON.stringify writes one is parsed whole as before (a bad one is named then); a paged value
+// that scans but does not parse fails its collection's load (`agentplane store check` names it).
+import fs from 'node:fs';
+import { parseBatch, type SegmentRead } from './dataDir.ts';
+
+/** One op of a journal line: a put has its seq, and its value's bytes in the file (parsed already, `value`, for the collections read whole). */
+export interface ScannedOp {
+  collection: string;
+  id: string;
+  seq?: number;
+  at: number;
+  len: number;
+  value?: object;
+}
+
+export interface ScannedSegment extends Omit<SegmentRead, 'batches'> {
+  lines: ScannedOp[][];
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_SQUARE = 0x5b;
+const CLOSE_SQUARE = 0x5d;
+const OPEN_CURLY = 0x7b;
+const CLOSE_CURLY = 0x7d;
+
+/** The index just past the string that opens at `at` (a quote), or -1. */
+function stringEnd(buf: Buffer, at: number, end: number): number {
+  let from = at + 1;
+  for (;;) {
+    const quote = buf.indexOf(QUOTE, from);
+    if (quote < 0 || quote >= end) return -1;
+    let slashes = 0;
+    while (buf[quote - 1 - slashes] === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/**
+ * The index just past the object or array that opens at `at`, its strings skipped whole, or -1.
+ * One loop over the bytes: a call of indexOf per string (most are a key of a few bytes) cost more
+ * than the bytes it skipped.
+ */
+function valueEnd(buf: Uint8Array, at: number, end: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = at; i < end; i += 1) {
+    const b = buf[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i += 1;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (b === OPEN_CURLY || b === OPEN_SQUARE) depth += 1;
+    else if (b === CLOSE_CURLY || b === CLOSE_SQUARE) {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** A string's text at [at, to) as JSON reads it, or undefined. */
+function stringAt(buf: Buffer, at: number, to: number): string | undefined {
+  try {
+    const text: unknown = JSON.parse(buf.toString('utf8', at, to));
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The ops of the line at [start, end) of `buf` as JSON.stringify writes a batch, each value
+ * located (and parsed when `whole` says so); null when the line is not of that shape or a value
+ * read whole does not parse (the caller parses the line instead).
+ */
+export function scanLine(buf: Buffer, start: number, end: number, whole: (collection: string) => boolean): ScannedOp[] | null {
+  if (buf[start] !== OPEN_SQUARE) return null;
+  // a plain Uint8Array: its indexing in the loop over every byte (valueEnd) is monomorphic
+  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  const ops: ScannedOp[] = [];
+  let i = start + 1;
+  for (;;) {
+    if (buf[i] !== OPEN_SQUARE || buf[i + 1] !== QUOTE) return null;
+    const nameEnd = stringEnd(buf, i + 1, end);
+    if (nameEnd < 0 || buf[nameEnd] !== COMMA || buf[nameEnd + 1] !== QUOTE) return null;
+    const idEnd = stringEnd(buf, nameEnd + 1, end);
+    const collection = stringAt(buf, i + 1, nameEnd);
+    const id = idEnd < 0 ? undefined : stringAt(buf, nameEnd + 1, idEnd);
+    if (collection === undefined || id === undefined) return null;
+    if (buf[idEnd] === CLOSE_SQUARE) {
+      ops.push({ collection, id, at: 0, len: 0 });
+      i = idEnd + 1;
+    } else {
+      if (buf[idEnd] !== COMMA) return null;
+      const seqEnd = buf.indexOf(COMMA, idEnd + 1);
+      if (seqEnd < 0 || seqEnd >= end) return null;
+      const seq = Number(buf.toString('latin1', idEnd + 1, seqEnd));
+      const at = seqEnd + 1;
+      if (!Number.isFinite(seq) || seqEnd === idEnd + 1 || (buf[at] !== OPEN_CURLY && buf[at] !== OPEN_SQUARE)) return null;
+      const to = valueEnd(bytes, at, end);
+      if (to < 0 || buf[to] !== CLOSE_SQUARE) return null;
+      const op: ScannedOp = { collection, id, seq, at, len: to - at };
+      if (whole(collection)) {
+        try {
+          op.value = JSON.parse(buf.toString('utf8', at, to)) as object;
+        } catch {
+          return null;
+        }
+      }
+      ops.push(op);
+      i = to + 1;
+    }
+    if (buf[i] === CLOSE_SQUARE && i + 1 === end) return ops;
+    if (buf[i] !== COMMA) return null;
+    i += 1;
+  }
+}
+
+/** The bytes a start reads a journal file by, into one buffer (grown for a longer line): not a buffer of the file's size, whose fresh pages cost more than its read (~14 us a page here). */
+const CHUNK = 1 << 20;
+
+/**
+ * A journal file's lines for a start: scanned (scanLine), or parsed whole when they do not scan
+ * (their values then given, not located); the bad lines and a torn last one as readSegment names
+ * them. Each op's `at` is its value's offset in the file.
+ */
+export function scanSegment(segment: { number: number; file: string }, whole: (collection: string) => boolean, chunk = CHUNK): ScannedSegment {
+  const read: ScannedSegment = { ...segment, lines: [], bad: [], good: [] };
+  const fd = fs.openSync(segment.file, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(chunk);
+    // the buffer holds the file's bytes from `base` on, `filled` of them; `start`: the next line's first byte in it
+    let base = 0;
+    let filled = 0;
+    let start = 0;
+    let line = 1;
+    for (;;) {
+      if (start > 0) {
+        buf.copy(buf, 0, start, filled);
+        base += start;
+        filled -= start;
+        start = 0;
+      }
+      if (filled === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+      const n = fs.readSync(fd, buf, filled, buf.length - filled, base + filled);
+      if (n === 0) break;
+      filled += n;
+      const bytes = buf.subarray(0, filled);
+      for (;;) {
+        const nl = bytes.indexOf(0x0a, start);
+        if (nl < 0) break;
+        if (nl > start) {
+          const scanned = scanLine(buf, start, nl, whole);
+          const batch = scanned ?? parseBatch(buf.toString('utf8', start, nl));
+          if (typeof batch === 'string') read.bad.push({ line, bytes: nl - start, why: batch });
+          else {
+            if (scanned) for (const op of scanned) op.at += base;
+            read.lines.push(
+              scanned ??
+                (batch as ([string, string, number, object] | [string, string])[]).map((op) =>
+                  op.length === 4 ? { collection: op[0], id: op[1], seq: op[2], at: 0, len: 0, value: op[3] } : { collection: op[0], id: op[1], at: 0, len: 0 },
+                ),
+            );
+            read.good.push([base + start, base + nl + 1]);
+          }
+        }
+        start = nl + 1;
+        line += 1;
+      }
+    }
+    // a last line without its newline: a write cut short
+    if (filled > start) read.torn = { line, offset: base + start, bytes: filled - start };
+  } finally {
+    fs.closeSync(fd);
+  }
+  return read;
+}
