@@ -807,7 +807,8 @@ export class JournalStore implements Store {
         // made whole at once: fields added to an entry made without them went to a second object (~50 bytes a record)
         const located: Kept = { seq: entry.seq, value: undefined, slot: -1, file: this.segmentNumber, at: lineStart + place.at, len: place.len, keys };
         state.set(id, located);
-        this.cache.put(cacheKeyOf(located), value, cacheCost(value));
+        // a writer's text (PutOp.json) may differ from the value's own JSON: a snapshot reads that one from disk
+        this.cache.put(cacheKeyOf(located), value, cacheCost(value), given[i] === undefined);
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);
@@ -1173,9 +1174,15 @@ export class JournalStore implements Store {
     const added: [string, Kept][] = [];
     const generation = randomBytes(16).toString('hex');
     const reads = new ReadsInOrder(this.files, () => this.segmentNumber);
+    // a value the cache holds, as the bytes of its own JSON (the same text the store wrote for it)
+    const cache = this.cache;
+    const held = (entry: Kept) => {
+      const value = cache.peekOwnText(cacheKeyOf(entry));
+      return value && Buffer.from(JSON.stringify(value));
+    };
     async function* chunks(): AsyncGenerator<Buffer> {
       for (const [id, entry] of records) {
-        const raw = entry.file ? reads.read(placeOf(entry)) : Buffer.from(JSON.stringify(entry.value));
+        const raw = entry.file ? reads.read(placeOf(entry), () => held(entry)) : Buffer.from(JSON.stringify(entry.value));
         addPagedRecord(text, id, entry.seq, raw);
         added.push([id, entry]);
         if (text.pending >= SHARD_TEXT_CHUNK) {

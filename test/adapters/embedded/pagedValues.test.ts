@@ -109,6 +109,51 @@ test("a snapshot reads the records of a shard's last file a window at a time, no
   }
 });
 
+test('a snapshot writes the records of the journal whose values the cache holds from there, not a read each (issue 86)', async () => {
+  const dir = tempDir('paged-');
+  // a cache holding every value: each record written lies in the journal, 4 shards' lines between them
+  const { store, cps } = await open(dir, { cacheBytes: 8 * 1024 * 1024 });
+  try {
+    for (let i = 0; i < 200; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    const reads = mock.method(fs, 'readSync');
+    try {
+      await store.flush();
+      // without the cache: a read each of the 200 lines
+      assert.ok(reads.mock.callCount() <= 10, `${reads.mock.callCount()} reads for 200 records held in the cache`);
+    } finally {
+      reads.mock.restore();
+    }
+    await assertAll(cps, 200);
+  } finally {
+    await store.close();
+  }
+  const { store: again, cps: reopened } = await open(dir);
+  try {
+    await assertAll(reopened, 200); // from the shards that snapshot wrote, the cache's texts
+  } finally {
+    await again.close();
+  }
+});
+
+test("a snapshot writes a writer's given text (PutOp.json) as the journal holds it, not the cached value's own JSON", async () => {
+  const dir = tempDir('paged-');
+  const { store } = await open(dir, { cacheBytes: 8 * 1024 * 1024 });
+  const given = JSON.stringify({ ...checkpoint(1), marker: 'made by the writer' });
+  try {
+    store.collection<Checkpoint>('cps', { indexes: ['thread_id'] });
+    await store.write([{ collection: 'cps', id: 'c1', value: checkpoint(1), json: given }]);
+    await store.flush();
+  } finally {
+    await store.close();
+  }
+  const { store: again, cps } = await open(dir);
+  try {
+    assert.deepEqual(await cps.get('c1'), JSON.parse(given));
+  } finally {
+    await again.close();
+  }
+});
+
 test('values read in order are read ahead only in a file no longer appended to', () => {
   const dir = tempDir('paged-');
   const file = path.join(dir, 'values');
