@@ -9,7 +9,8 @@
 // and its other kept fields by codes (keptCodes.ts).
 import type { IdHandles, Positions } from './orderedIds.ts';
 import { PackedIds } from './packedIds.ts';
-import { ABSENT, KeptCodes, OTHER, OWN_ID } from './keptCodes.ts';
+import { ABSENT, EMPTY, KeptCodes, OTHER, OWN_ID } from './keptCodes.ts';
+import { frozenCopy } from '../../domain/freeze.ts';
 import type { Kept } from './keptEntry.ts';
 import { isoOf, msOfIso } from '../../domain/clock.ts';
 
@@ -55,6 +56,16 @@ export function sameVersion(a: Kept | undefined, b: Kept): boolean {
 
 const NONE = -1;
 
+/** The frozen empty object every frozen copy of `{}` is (freeze.ts): what a field coded EMPTY reads back. */
+const EMPTY_VALUE: object = frozenCopy({});
+
+/** Whether `key` is a frozen plain object without a key of its own (coded EMPTY: read back as EMPTY_VALUE, which no reader can tell from it). */
+function isEmptyObject(key: object): boolean {
+  if (!Object.isFrozen(key) || Object.getPrototypeOf(key) !== Object.prototype) return false;
+  for (const field in key) if (Object.hasOwn(key, field)) return false;
+  return true;
+}
+
 export class PackedRecords implements RecordMap, IdHandles {
   private readonly ids = new PackedIds();
   /** Per id's handle, the row of its record's version. */
@@ -74,7 +85,7 @@ export class PackedRecords implements RecordMap, IdHandles {
   private keyed = new Uint8Array(0);
   /** Per row and time field: the time as milliseconds, NaN when it is kept as it is in `oddTimes`. */
   private times = new Float64Array(0);
-  /** Per row and kept field other than the times: the value's code (ABSENT, OWN_ID, OTHER or a string's in `strings`). */
+  /** Per row and kept field other than the times: the value's code (ABSENT, OWN_ID, OTHER, EMPTY or a string's in `strings`). */
   private codes = new Uint32Array(0);
   private readonly strings = new KeptCodes();
   /** The values coded OTHER (not strings: a thread's metadata), by row × refWidth + the field's place. */
@@ -259,6 +270,7 @@ export class PackedRecords implements RecordMap, IdHandles {
     const code = this.codes[place]!;
     if (code === ABSENT) return undefined;
     if (code === OWN_ID) return id ?? this.ids.idOf(this.owners[row]!);
+    if (code === EMPTY) return EMPTY_VALUE;
     return code === OTHER ? this.others.get(place) : this.strings.valueOf(code);
   }
 
@@ -266,6 +278,7 @@ export class PackedRecords implements RecordMap, IdHandles {
   private codeOf(key: unknown, id: string, place: number): number {
     if (key === undefined) return ABSENT;
     if (typeof key !== 'string') {
+      if (key !== null && typeof key === 'object' && isEmptyObject(key)) return EMPTY;
       this.others.set(place, key);
       return OTHER;
     }

@@ -182,6 +182,33 @@ test("kept fields read back through their codes: the record's own id, strings sh
   assert.equal((table as unknown as { others: Map<number, unknown> }).others.size, 1, 'only x holds a value not a string');
 });
 
+test('a kept field holding the frozen empty object (a thread created with metadata {}) is a code, not an entry beside the column, and reads back as a frozen {} (issue 86)', () => {
+  const table = new PackedRecords(KEPT);
+  const empty = Object.freeze({});
+  for (let i = 0; i < 100; i += 1) table.set(`t${i}`, onDisk([`t${i}`, 't', 'idle', undefined, undefined, empty]));
+  const others = (table as unknown as { others: Map<number, unknown> }).others;
+  assert.equal(others.size, 0, 'no entry a record');
+  const read = table.get('t7')!;
+  assert.deepEqual(read.keys, ['t7', 't', 'idle', undefined, undefined, {}]);
+  assert.ok(Object.isFrozen(read.keyAt!(5)));
+  // neither an object with keys, nor one not frozen, nor an array: those are kept as they are
+  const notEmpty = Object.freeze({ a: 1 });
+  const unfrozen = {};
+  table.set('k', onDisk(['k', 't', 'idle', undefined, undefined, notEmpty]));
+  table.set('u', onDisk(['u', 't', 'idle', undefined, undefined, unfrozen]));
+  table.set('a', onDisk(['a', 't', 'idle', undefined, undefined, Object.freeze([])]));
+  assert.equal(table.get('k')!.keyAt!(5), notEmpty);
+  assert.equal(table.get('u')!.keyAt!(5), unfrozen);
+  assert.deepEqual(table.get('a')!.keyAt!(5), []);
+  assert.equal(others.size, 3);
+  // replaced by a value kept beside, and back: the entry comes and goes with it
+  table.set('t7', onDisk(['t7', 't', 'idle', undefined, undefined, notEmpty]));
+  assert.equal(others.size, 4);
+  table.set('t7', onDisk(['t7', 't', 'idle', undefined, undefined, empty]));
+  assert.equal(others.size, 3);
+  assert.deepEqual(table.get('t7')!.keyAt!(5), {});
+});
+
 test('a kept field holding the record’s id reads back the id the reader gave, not a string made again from its number', () => {
   const table = new PackedRecords(KEPT);
   const id = randomUUID();
