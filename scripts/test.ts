@@ -13,8 +13,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, type SpawnOptions } from 'node:child_process';
 
-/** The checks, one chain a core, each chain's checks one after another (about equal cold CPU). */
-const CHAINS = [['typecheck'], ['lint', 'format:check']];
+/**
+ * The checks, one chain a core, each chain's checks one after another (about equal cold CPU: in a
+ * fresh clone the typecheck ~12-15 CPU-s single-threaded, the format check ~30, the lint ~35).
+ */
+const CHAINS = [['typecheck', 'format:check'], ['lint']];
 const SCRIPTS = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
 const BIN = path.resolve('node_modules', '.bin');
 const passOn = process.argv.slice(2);
