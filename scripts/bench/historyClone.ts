@@ -106,6 +106,10 @@ async function copy(
       if (k % 500 === 0) console.log(`  ${(threads.length + k) * RUNS_PER_THREAD} runs stored; load ${load()}`);
       if (k % 20 === 0) await new Promise((resolve) => setImmediate(resolve)); // the store's background snapshots go on meanwhile
     }
+    // the history snapshotted whole, as a long-running server's would be: a stop leaves the
+    // journal when its snapshot would rewrite far more (closeRewriteBytes), and the first
+    // restart measured would replay up to maxJournalBytes of the clone's writes
+    await store.flush();
   } finally {
     await store.close();
   }
