@@ -189,3 +189,83 @@ export function scanSegment(segment: { number: number; file: string }, whole: (c
   }
   return read;
 }
+
+/** The file beside a journal file that lists its ops (writeLineIndex). */
+export const lineIndexOf = (journalFile: string) => journalFile.replace(/\.log$/, '.ops');
+
+interface LineIndex {
+  version: 1;
+  size: number;
+  mtimeMs: number;
+  /** Per line, its ops: a put as [collection, id, seq, at, len], a delete as [collection, id]. */
+  lines: ([string, string, number, number, number] | [string, string])[][];
+}
+
+/**
+ * Written by a stop that leaves its journal (journalStore.ts keepJournal): each journal file's
+ * ops as a start scans them, so that the next start reads this list rather than the file's bytes
+ * (the scan of 200 runs' 8.9 MB was ~100 ms of a cold start's CPU). A journal file is never
+ * written again once its writer stopped (each start begins a new one); a file whose size or
+ * mtime differs from the list's, or a list that does not read, is scanned instead. None is
+ * written for a file with a line that does not scan.
+ */
+export function writeLineIndex(segment: { number: number; file: string }): void {
+  const scanned = scanSegment(segment, () => false);
+  if (scanned.bad.length || scanned.torn) return;
+  const lines: LineIndex['lines'] = [];
+  for (const line of scanned.lines) {
+    if (line.some((op) => op.value !== undefined)) return;
+    lines.push(line.map((op) => (op.seq === undefined ? [op.collection, op.id] : [op.collection, op.id, op.seq, op.at, op.len])));
+  }
+  const stat = fs.statSync(segment.file);
+  const index: LineIndex = { version: 1, size: stat.size, mtimeMs: stat.mtimeMs, lines };
+  const file = lineIndexOf(segment.file);
+  const tmp = `${file}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(index), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** A journal file's ops from its line index (writeLineIndex) when that describes it, the values of the collections read whole read from the file; null otherwise. */
+export function readLineIndex(segment: { number: number; file: string }, whole: (collection: string) => boolean): ScannedSegment | null {
+  let index: LineIndex;
+  try {
+    index = JSON.parse(fs.readFileSync(lineIndexOf(segment.file), 'utf8')) as LineIndex;
+    const stat = fs.statSync(segment.file);
+    if (index.version !== 1 || index.size !== stat.size || index.mtimeMs !== stat.mtimeMs || !Array.isArray(index.lines)) return null;
+  } catch {
+    return null;
+  }
+  const read: ScannedSegment = { ...segment, lines: [], bad: [], good: [] };
+  let fd: number | null = null;
+  try {
+    for (const line of index.lines) {
+      const ops: ScannedOp[] = [];
+      for (const op of line) {
+        if (op.length === 2) {
+          ops.push({ collection: op[0], id: op[1], at: 0, len: 0 });
+          continue;
+        }
+        const [collection, id, seq, at, len] = op;
+        const scanned: ScannedOp = { collection, id, seq, at, len };
+        if (whole(collection)) {
+          fd ??= fs.openSync(segment.file, 'r');
+          const bytes = Buffer.allocUnsafe(len);
+          if (fs.readSync(fd, bytes, 0, len, at) !== len) return null;
+          scanned.value = JSON.parse(bytes.toString('utf8')) as object;
+        }
+        ops.push(scanned);
+      }
+      read.lines.push(ops);
+    }
+  } catch {
+    return null;
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+  return read;
+}
+
+/** A journal file's ops for a start: from its line index when one describes it, scanned otherwise. */
+export function journalLines(segment: { number: number; file: string }, whole: (collection: string) => boolean): ScannedSegment {
+  return readLineIndex(segment, whole) ?? scanSegment(segment, whole);
+}

@@ -33,7 +33,7 @@ import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } fro
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
 import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
-import { scanSegment } from './journalLines.ts';
+import { journalLines, lineIndexOf, readLineIndex, writeLineIndex } from './journalLines.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
 import { seqOrder } from './seqOrder.ts';
 import type { Held } from './orderedIds.ts';
@@ -300,7 +300,7 @@ export class JournalStore implements Store {
       dir,
       this.shardCount,
       (name) => name in this.paged,
-      (segment) => scanSegment(segment, (name) => !(name in this.paged)),
+      (segment) => journalLines(segment, (name) => !(name in this.paged)),
     );
     const problems = [...read.problems];
     this.shardCount = read.shardCount;
@@ -382,7 +382,7 @@ export class JournalStore implements Store {
     this.openSegment();
     // each start begins a journal file, and a stop that left its journal (closeRewriteBytes) leaves
     // them all until a snapshot: the empty ones go now, so restarts without writes do not pile them up
-    for (const segment of read.segments) if (segment.file !== this.segmentFile && fileSize(segment.file) === 0) fs.rmSync(segment.file, { force: true });
+    for (const segment of read.segments) if (segment.file !== this.segmentFile && fileSize(segment.file) === 0) removeSegment(segment.file);
     this.writeMeta();
     privateFile(path.join(dir, META_FILE));
     if (later.size === 0) return;
@@ -962,6 +962,14 @@ export class JournalStore implements Store {
       this.cutBackTo = null;
     }
     this.io.fsyncSync(this.fd);
+    // each journal file's ops listed beside it, so the next start reads the list, not the file (journalLines.ts)
+    for (const segment of this.segments()) {
+      try {
+        if (fileSize(segment.file) > 0 && !readLineIndex(segment, () => false)) writeLineIndex(segment);
+      } catch (err) {
+        this.log.warn('could not list the journal file’s ops; the next start scans it instead', { file: segment.file, error: (err as Error).message });
+      }
+    }
     this.log.info('stopped without a final snapshot: the journal is replayed at the next start', { file: this.segmentFile, dirtyShards: this.dirty.size });
   }
 
@@ -1067,7 +1075,7 @@ export class JournalStore implements Store {
       throw err;
     }
     for (const file of retired) {
-      fs.rmSync(file, { force: true });
+      removeSegment(file);
       this.files.retire(file);
     }
   }
@@ -1469,6 +1477,12 @@ export function nestsDeeper(given: unknown, limit: number): boolean {
     if (Object.hasOwn(value, key) && nestsDeeper((value as Record<string, unknown>)[key], limit - 1)) return true;
   }
   return false;
+}
+
+/** A journal file gone (retired by a snapshot, or empty): its line index first, so none outlives it. */
+function removeSegment(file: string): void {
+  fs.rmSync(lineIndexOf(file), { force: true });
+  fs.rmSync(file, { force: true });
 }
 
 /** A file's size in bytes; 0 when it is not there. */

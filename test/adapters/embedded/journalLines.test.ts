@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { scanSegment, scanLine } from '../../../src/adapters/embedded/journalLines.ts';
+import { lineIndexOf, readLineIndex, scanSegment, scanLine, writeLineIndex } from '../../../src/adapters/embedded/journalLines.ts';
 import { readSegment } from '../../../src/adapters/embedded/dataDir.ts';
 import { tempDir } from '../../support/server.ts';
 
@@ -108,4 +108,21 @@ test('a line whose shape differs from a batch is not scanned', () => {
       null,
       text,
     );
+});
+
+test('a journal file’s line index gives its ops as the scan does, and is not used once the file has changed', () => {
+  const dir = tempDir('journal-lines-index-');
+  const segment = written(
+    dir,
+    lines()
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join(''),
+  );
+  const whole = (name: string) => !paged(name);
+  writeLineIndex(segment);
+  assert.deepEqual(readLineIndex(segment, whole)?.lines, scanSegment(segment, whole).lines, 'the same ops, values read whole parsed');
+  fs.appendFileSync(segment.file, `${JSON.stringify([['notes', 'late', 9999, { n: 1 }]])}\n`);
+  assert.equal(readLineIndex(segment, whole), null, 'a file grown since is scanned');
+  fs.writeFileSync(lineIndexOf(segment.file), '{"version":1,');
+  assert.equal(readLineIndex(segment, whole), null, 'a list that does not read is not used');
 });

@@ -158,3 +158,26 @@ test('a paged value in the journal that scans but does not parse fails its colle
     await store.close();
   }
 });
+
+test('a stop that leaves its journal lists each journal file’s ops beside it; the next start reads that list, not the file', async () => {
+  const dir = tempDir('close-keeps-journal-listed-');
+  await history(dir, 1);
+  await fewWrites(dir, 1);
+  const journal = path.join(dir, 'journal');
+  const logs = fs.readdirSync(journal).filter((f) => f.endsWith('.log') && fs.statSync(path.join(journal, f)).size > 0);
+  assert.equal(logs.length, 1);
+  const listed = path.join(journal, logs[0]!.replace('.log', '.ops'));
+  const index = JSON.parse(fs.readFileSync(listed, 'utf8')) as { lines: unknown[][][] };
+  // the list without its last line (the new pending run): a start that reads the list does not see it
+  const last = index.lines.pop()!;
+  assert.deepEqual(last[0]!.slice(0, 2), ['runs', runId(2, 7)]);
+  fs.writeFileSync(listed, JSON.stringify(index));
+  const store = await open(dir, 1 << 30);
+  try {
+    assert.equal(await collections(store).runs.get(runId(2, 7)), undefined, 'the start replayed the list');
+    assert.equal((await collections(store).runs.get(runId(0, 0)))?.status, 'error', 'and the writes it lists');
+  } finally {
+    await store.close();
+  }
+  assert.equal(fs.existsSync(listed), false, 'a snapshot retires the list with its journal file');
+});
