@@ -12,7 +12,10 @@
 // FRESH_CPU_ALONE=0. FRESH_CPU_PROFILE=<dir>: each server runs under `--cpu-prof` into it, and each
 // of its threads' profiles is summed over the timed part of the first client's runs, by function
 // (self time, µs a run, the top FRESH_CPU_TOP=30), the main thread first. FRESH_CPU_SCENARIO=one: the
-// one-thread scenario (200 runs one after another) instead.
+// one-thread scenario (200 runs one after another) instead; FRESH_CPU_SCENARIO=bench-one: the bench's
+// runs phase on one thread instead (runs.ts: its warm-up, then its one-thread round of 100 runs
+// repeated FRESH_CPU_REPEAT times, default 5, on the same server, each round printed and kept apart:
+// what a run costs as the thread's history grows, snapshots included).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +27,7 @@ import { graphAloneProcess } from './graphAlone.ts';
 import { selfByFunction, type CpuProfile } from './flame.ts';
 import { busyUs, within } from './profileWindow.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
+import { ONE_THREAD_RUNS, WARM_UP } from './runs.ts';
 
 const [otherArg = '-', roundsArg = '3', ...clientArgs] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -43,7 +47,11 @@ const alone = process.env.FRESH_CPU_ALONE !== '0';
 // the shared LangGraph graph: what the server costs a run around a graph that costs next to nothing
 const graph = process.env.FRESH_CPU_GRAPH === 'plain' ? PLAIN_GRAPH : BENCH_GRAPH;
 // FRESH_CPU_SCENARIO=one: the fresh phase's one-thread scenario (its 200 runs one after another on one thread) instead of 100 threads
-const [scenarioThreads, scenarioRuns] = process.env.FRESH_CPU_SCENARIO === 'one' ? [1, FRESH_ONE_THREAD_RUNS] : [FRESH_THREADS, FRESH_RUNS_PER_THREAD];
+const benchOne = process.env.FRESH_CPU_SCENARIO === 'bench-one';
+const [scenarioThreads, scenarioRuns] =
+  process.env.FRESH_CPU_SCENARIO === 'one' ? [1, FRESH_ONE_THREAD_RUNS] : benchOne ? [1, ONE_THREAD_RUNS] : [FRESH_THREADS, FRESH_RUNS_PER_THREAD];
+const warmUp = benchOne ? WARM_UP : FRESH_WARM_UP;
+const repeats = benchOne ? Number(process.env.FRESH_CPU_REPEAT ?? 5) : 1;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fresh-threads-cpu-'));
 const load = () =>
   os
@@ -148,7 +156,8 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
       ...tree.flags,
     ],
   });
-  let window: { fromUs: number; toUs: number; runs: number } | undefined;
+  // the timed part of the first client's runs, each repeat's (bench-one: summed apart)
+  const windows: { fromUs: number; toUs: number; runs: number }[] = [];
   let perf: ChildProcess | undefined;
   try {
     const sdk = (client: FreshClient) =>
@@ -157,69 +166,70 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         defaultHeaders: ap.headers,
         callerOptions: { maxRetries: 0, ...(client === 'maxConcurrency 64' ? { maxConcurrency: 64 } : {}) },
       });
-    for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(sdk('default client'), graph, threads, perThread);
-    for (const client of round % 2 ? [...clients].reverse() : clients) {
-      // the server's threads' CPU and fresh pages, and the client's, at the scenario's first create and last join
-      const sample = () => ({
-        threads: threadCpu(ap.pid),
-        faults: threadFaults(ap.pid),
-        clientFaults: process.resourceUsage().minorPageFault,
-        client: process.cpuUsage(),
-        monoUs: monoUs(),
-      });
-      let before: ReturnType<typeof sample> | undefined;
-      let after: typeof before;
-      const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
-        started: () => {
-          perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
-          before = sample();
-        },
-        ended: () => {
-          after = sample();
-          perf?.kill('SIGINT');
-        },
-      });
-      window ??= { fromUs: before!.monoUs, toUs: after!.monoUs, runs: r.runs };
-      if (r.failed) console.log(`  ${r.failed} runs not success`);
-      const used = [...after!.threads].map(([tid, ms]) => ({ tid, ms: ms - (before!.threads.get(tid) ?? 0) }));
-      const main = used.find((u) => u.tid === ap.pid)!.ms;
-      const others = used.filter((u) => u.tid !== ap.pid).sort((a, b) => b.ms - a.ms);
-      const workers = others.slice(0, 2).map((u) => u.ms / r.runs) as [number, number];
-      const helpers = others.slice(2).reduce((n, u) => n + u.ms, 0) / r.runs;
-      const clientMs = (after!.client.user + after!.client.system - before!.client.user - before!.client.system) / 1000 / r.runs;
-      const f: Figure = {
-        runsPerSecond: r.runs / r.seconds,
-        main: main / r.runs,
-        workers,
-        helpers,
-        client: clientMs,
-        total: main / r.runs + workers[0] + workers[1] + helpers + clientMs,
-        faults: {
-          server: [...after!.faults].reduce((n, [tid, c]) => n + c - (before!.faults.get(tid) ?? 0), 0) / r.runs,
-          main: ((after!.faults.get(ap.pid) ?? 0) - (before!.faults.get(ap.pid) ?? 0)) / r.runs,
-          workers: others.slice(0, 2).reduce((n, u) => n + (after!.faults.get(u.tid) ?? 0) - (before!.faults.get(u.tid) ?? 0), 0) / r.runs,
-          client: (after!.clientFaults - before!.clientFaults) / r.runs,
-        },
-      };
-      keep(`${tree.name} | ${client}`, f);
-      console.log(`round ${round + 1} ${tree.name} (${client}): ${show(f)}; load ${load()}`);
-      // the helpers one by one, by their id's offset from the process's (the order they started: V8's platform threads first, then libuv's pool)
-      if (process.env.FRESH_CPU_THREADS === '1')
-        console.log(
-          `  helpers by thread: ${others
-            .slice(2)
-            .filter((u) => u.ms / r.runs >= 0.01)
-            .map((u) => `+${u.tid - ap.pid} ${(u.ms / r.runs).toFixed(2)}`)
-            .join(', ')}`,
-        );
-    }
+    for (const [threads, perThread] of warmUp) await sdkRuns(sdk('default client'), graph, threads, perThread);
+    for (let repeat = 0; repeat < repeats; repeat += 1)
+      for (const client of round % 2 ? [...clients].reverse() : clients) {
+        // the server's threads' CPU and fresh pages, and the client's, at the scenario's first create and last join
+        const sample = () => ({
+          threads: threadCpu(ap.pid),
+          faults: threadFaults(ap.pid),
+          clientFaults: process.resourceUsage().minorPageFault,
+          client: process.cpuUsage(),
+          monoUs: monoUs(),
+        });
+        let before: ReturnType<typeof sample> | undefined;
+        let after: typeof before;
+        const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
+          started: () => {
+            perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
+            before = sample();
+          },
+          ended: () => {
+            after = sample();
+            perf?.kill('SIGINT');
+          },
+        });
+        if (client === (round % 2 ? [...clients].reverse() : clients)[0]) windows.push({ fromUs: before!.monoUs, toUs: after!.monoUs, runs: r.runs });
+        if (r.failed) console.log(`  ${r.failed} runs not success`);
+        const used = [...after!.threads].map(([tid, ms]) => ({ tid, ms: ms - (before!.threads.get(tid) ?? 0) }));
+        const main = used.find((u) => u.tid === ap.pid)!.ms;
+        const others = used.filter((u) => u.tid !== ap.pid).sort((a, b) => b.ms - a.ms);
+        const workers = others.slice(0, 2).map((u) => u.ms / r.runs) as [number, number];
+        const helpers = others.slice(2).reduce((n, u) => n + u.ms, 0) / r.runs;
+        const clientMs = (after!.client.user + after!.client.system - before!.client.user - before!.client.system) / 1000 / r.runs;
+        const f: Figure = {
+          runsPerSecond: r.runs / r.seconds,
+          main: main / r.runs,
+          workers,
+          helpers,
+          client: clientMs,
+          total: main / r.runs + workers[0] + workers[1] + helpers + clientMs,
+          faults: {
+            server: [...after!.faults].reduce((n, [tid, c]) => n + c - (before!.faults.get(tid) ?? 0), 0) / r.runs,
+            main: ((after!.faults.get(ap.pid) ?? 0) - (before!.faults.get(ap.pid) ?? 0)) / r.runs,
+            workers: others.slice(0, 2).reduce((n, u) => n + (after!.faults.get(u.tid) ?? 0) - (before!.faults.get(u.tid) ?? 0), 0) / r.runs,
+            client: (after!.clientFaults - before!.clientFaults) / r.runs,
+          },
+        };
+        keep(`${tree.name} | ${client}${repeats > 1 ? ` | round on the server ${repeat + 1}` : ''}`, f);
+        console.log(`round ${round + 1}${repeats > 1 ? `.${repeat + 1}` : ''} ${tree.name} (${client}): ${show(f)}; load ${load()}`);
+        // the helpers one by one, by their id's offset from the process's (the order they started: V8's platform threads first, then libuv's pool)
+        if (process.env.FRESH_CPU_THREADS === '1')
+          console.log(
+            `  helpers by thread: ${others
+              .slice(2)
+              .filter((u) => u.ms / r.runs >= 0.01)
+              .map((u) => `+${u.tid - ap.pid} ${(u.ms / r.runs).toFixed(2)}`)
+              .join(', ')}`,
+          );
+      }
   } finally {
     await ap.stop();
     // the JIT's symbol map node wrote for perf (/tmp/perf-<pid>.map) goes beside the record: put
     // it back in /tmp to name the JavaScript in `perf report`
     if (perfDir) moveOut(`/tmp/perf-${ap.pid}.map`, path.join(perfDir, `perf-${ap.pid}.map`));
   }
-  if (profileDir && window) summarise(profileDir, window.fromUs, window.toUs, window.runs);
+  if (profileDir) for (const w of windows) summarise(profileDir, w.fromUs, w.toUs, w.runs);
 }
 
 for (let round = 0; round < rounds; round += 1) {
