@@ -9,6 +9,8 @@
 // (its schedstat), the process's (V8's helpers and libuv's pool, which write the files), minor
 // page faults, the files and bytes the snapshot left. In the runs phase that snapshot falls in the
 // third one-thread round (freshThreadsCpu.ts FRESH_CPU_SCENARIO=bench-one shows it per round).
+// SNAPSHOT_SAME_DATA=1: both trees snapshot this tree's data directory (two trees of one journal
+// format: the same records, shards and files, for an A/B of a change to the snapshot alone).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -92,7 +94,8 @@ async function snapshot(tree: (typeof trees)[number], data: string, turn: number
 }
 
 const data = new Map<string, string>();
-for (const tree of trees) {
+const same = process.env.SNAPSHOT_SAME_DATA === '1';
+for (const tree of same ? trees.slice(0, 1) : trees) {
   const dir = path.join(work, `data-${trees.indexOf(tree)}`);
   await historyOf(tree.root, dir);
   data.set(tree.name, dir);
@@ -102,7 +105,7 @@ const figures = new Map<string, Awaited<ReturnType<typeof snapshot>>[]>(trees.ma
 let turn = 0;
 for (let pair = 0; pair < Number(pairsArg); pair += 1)
   for (const tree of pair % 2 ? [...trees].reverse() : trees) {
-    const f = await snapshot(tree, data.get(tree.name)!, turn++);
+    const f = await snapshot(tree, data.get(same ? trees[0]!.name : tree.name)!, turn++);
     figures.get(tree.name)!.push(f);
     console.log(
       `pair ${pair + 1} ${tree.name}: main ${f.mainMs.toFixed(0)} ms, process ${f.processMs.toFixed(0)} ms, faults ${f.faults}, ${f.ms.toFixed(0)} ms; ${f.files} files, ${f.bytes} bytes; load ${load()}`,
