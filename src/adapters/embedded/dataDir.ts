@@ -11,7 +11,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Adapter } from 'lowdb';
 import { StoreDamagedError, StoreLockedError } from '../../shared/storeErrors.ts';
 
@@ -117,16 +116,20 @@ export function privateFile(file: string): void {
   }
 }
 
-const openFile = promisify(fs.open);
-const writeTo = promisify(fs.write);
-const syncFile = promisify(fs.fsync);
-const closeFile = promisify(fs.close);
-const renameFile = promisify(fs.rename);
-const unlinkFile = promisify(fs.unlink);
+// fs's callback calls, looked up on each call (a test injects a full disk by replacing fs.open)
+const openFile = (file: string, flags: string, mode: number) =>
+  new Promise<number>((resolve, reject) => fs.open(file, flags, mode, (err, fd) => (err ? reject(err) : resolve(fd))));
+const writeTo = (fd: number, buffer: Buffer, offset: number) =>
+  new Promise<number>((resolve, reject) => fs.write(fd, buffer, offset, buffer.length - offset, null, (err, n) => (err ? reject(err) : resolve(n))));
+const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) => (err ? reject(err) : resolve());
+const syncFile = (fd: number) => new Promise<void>((resolve, reject) => fs.fsync(fd, done(resolve, reject)));
+const closeFile = (fd: number) => new Promise<void>((resolve, reject) => fs.close(fd, done(resolve, reject)));
+const renameFile = (from: string, to: string) => new Promise<void>((resolve, reject) => fs.rename(from, to, done(resolve, reject)));
+const unlinkFile = (file: string) => new Promise<void>((resolve, reject) => fs.unlink(file, done(resolve, reject)));
 
 /** `buffer` onto `fd` where it stands, whole (a write may take part of it). */
 async function writeWhole(fd: number, buffer: Buffer): Promise<void> {
-  for (let done = 0; done < buffer.length;) done += (await writeTo(fd, buffer, done, buffer.length - done, null)).bytesWritten;
+  for (let at = 0; at < buffer.length;) at += await writeTo(fd, buffer, at);
 }
 
 /** Removes a file if it is there. */

@@ -190,6 +190,12 @@ test('a background snapshot that fails is logged and tried again; the process st
     if (failOnce(file)) throw enospc();
     return (real.writeFile as (...a: unknown[]) => Promise<void>)(file, ...rest);
   }) as typeof fsPromises.writeFile;
+  // the store's atomic writes open the file with fs's callback call (dataDir.ts writeFileAtomic)
+  const realOpen = fs.open;
+  fs.open = ((file: fs.PathLike, ...rest: unknown[]) => {
+    if (failOnce(file)) return process.nextTick(rest.at(-1) as (err: Error) => void, enospc());
+    return (realOpen as (...a: unknown[]) => void)(file, ...rest);
+  }) as typeof fs.open;
   syncBuiltinESMExports();
   try {
     const store = await openJournalStore({ dataDir, compactBytes: 3_000, log, retryMs: 20 });
@@ -220,6 +226,7 @@ test('a background snapshot that fails is logged and tried again; the process st
     await again.close();
   } finally {
     fsPromises.writeFile = real.writeFile;
+    fs.open = realOpen;
     syncBuiltinESMExports();
     process.off('unhandledRejection', onUnhandled);
   }
