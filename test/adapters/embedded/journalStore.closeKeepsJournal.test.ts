@@ -181,3 +181,60 @@ test('a stop that leaves its journal lists each journal file’s ops beside it; 
   }
   assert.equal(fs.existsSync(listed), false, 'a snapshot retires the list with its journal file');
 });
+
+test('a stop during a background snapshot stops it before its next shard; the journal it kept is replayed and nothing is lost', async () => {
+  const dir = tempDir('close-stops-snapshot-');
+  await history(dir, 1);
+  const shards = shardFiles(dir).size;
+  let writes = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const nodeFs = await import('node:fs/promises');
+  const io = {
+    writeSync: (fd: number, buffer: Buffer, offset: number, length: number) => fs.writeSync(fd, buffer, offset, length),
+    fsyncSync: (fd: number) => fs.fsyncSync(fd),
+    ftruncateSync: (fd: number, length: number) => fs.ftruncateSync(fd, length),
+    // the second shard file's write waits until the store's close has begun
+    async writeFile(file: string, data: string | Buffer | AsyncIterable<Buffer>, _sync: boolean) {
+      writes += 1;
+      if (writes === 2) {
+        held();
+        await gate;
+      }
+      const chunks: Buffer[] = [];
+      if (typeof data === 'string' || Buffer.isBuffer(data)) chunks.push(Buffer.from(data));
+      else for await (const chunk of data) chunks.push(chunk);
+      await nodeFs.writeFile(`${file}.tmp`, Buffer.concat(chunks), { mode: 0o600 });
+      await nodeFs.rename(`${file}.tmp`, file);
+    },
+  };
+  const store = await openJournalStore({ dataDir: dir, shards: 8, closeRewriteBytes: 1, compactBytes: 1 << 30, loadAfterMs: null, cacheBytes: 1, io });
+  const { runs, checkpoints, notes } = collections(store);
+  for (let t = 0; t < THREADS; t += 1) {
+    await runs.put(runId(t, 0), { run_id: runId(t, 0), thread_id: thread(t), status: 'error', n: 100, filler: '' });
+    await checkpoints.put(cpId(t, 9), { thread_id: thread(t), thread_ns: '', checkpoint_id: 'cp-9', n: 9, filler: '' });
+    await notes.put(`note-${t}`, { n: t + 1000 });
+  }
+  (store as unknown as { snapshotSoon: () => void }).snapshotSoon(); // as a journal past its bound starts one
+  await holding;
+  const closed = store.close();
+  release();
+  await closed;
+  assert.ok(writes < shards, `the snapshot stopped at the close: ${writes} of ${shards} shard files written`);
+  assert.ok(journalBytes(dir) > 0, 'its journal is kept');
+  const again = await open(dir, 1 << 30);
+  try {
+    const read = collections(again);
+    for (let t = 0; t < THREADS; t += 1) {
+      assert.equal((await read.runs.get(runId(t, 0)))?.status, 'error', `run ${runId(t, 0)}`);
+      assert.equal((await read.notes.get(`note-${t}`))?.n, t + 1000, `note-${t}`);
+      const cps = (await read.checkpoints.list({ where: { thread_id: thread(t) } })).map((c) => c.checkpoint_id).sort();
+      assert.deepEqual(cps, ['cp-0', 'cp-1', 'cp-2', 'cp-9'], `checkpoints of ${thread(t)}`);
+      assert.equal((await read.runs.get(runId(t, 1)))?.filler, filler, 'an untouched run reads whole');
+    }
+  } finally {
+    await again.close();
+  }
+});
