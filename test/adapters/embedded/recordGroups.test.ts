@@ -186,7 +186,8 @@ test('a lost or damaged saved index, or a directory from before groups, reads th
   const grouped = await open(dir);
   assert.deepEqual(await answers(grouped.writes, 10), expected, 'from shards written before groups');
   await grouped.store.close();
-  assert.ok(indexes().length > 0 && indexes().every((f) => /^shard-\d+\.a\.index$/.test(f)), indexes().join(' '));
+  // a grouped index (side a, or b as well where the stop stopped the start's snapshot and wrote the shard again)
+  assert.ok(indexes().length > 0 && indexes().every((f) => /^shard-\d+\.[ab]\.index$/.test(f)), indexes().join(' '));
   assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'from the saved indexes');
 
   // a group's line damaged: its records are found in the shard
