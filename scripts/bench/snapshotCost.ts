@@ -11,6 +11,8 @@
 // third one-thread round (freshThreadsCpu.ts FRESH_CPU_SCENARIO=bench-one shows it per round).
 // SNAPSHOT_SAME_DATA=1: both trees snapshot this tree's data directory (two trees of one journal
 // format: the same records, shards and files, for an A/B of a change to the snapshot alone).
+// SNAPSHOT_DATA=<dir> (with SNAPSHOT_SAME_DATA=1): the data directory is kept there, and taken from
+// there when it exists already, so that A/B runs after the first skip the runs phase.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -95,9 +97,10 @@ async function snapshot(tree: (typeof trees)[number], data: string, turn: number
 
 const data = new Map<string, string>();
 const same = process.env.SNAPSHOT_SAME_DATA === '1';
+const kept = same ? process.env.SNAPSHOT_DATA : undefined;
 for (const tree of same ? trees.slice(0, 1) : trees) {
-  const dir = path.join(work, `data-${trees.indexOf(tree)}`);
-  await historyOf(tree.root, dir);
+  const dir = kept ? path.resolve(kept) : path.join(work, `data-${trees.indexOf(tree)}`);
+  if (!kept || !fs.existsSync(dir)) await historyOf(tree.root, dir);
   data.set(tree.name, dir);
   console.log(`${tree.name}: journal ${filesUnder(path.join(dir, 'journal')).bytes} bytes; load ${load()}`);
 }

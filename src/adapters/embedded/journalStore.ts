@@ -20,7 +20,7 @@ import {
   type Store,
   type WriteOp,
 } from '../../domain/ports/store.ts';
-import { PagedFiles, ReadsInOrder, ValueCache, cacheCost, type Location } from './pagedValues.ts';
+import { PagedFiles, ValueCache, cacheCost, readValues, type Location } from './pagedValues.ts';
 import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
@@ -66,6 +66,9 @@ import {
 } from './dataDir.ts';
 import type { Logger } from '../../runtime/logging/logger.ts';
 
+/** How many bytes of values (a chunk of the shard's text, written as it is made), or records, a snapshot's shard reads together (readValues). */
+const READ_BATCH_BYTES = SHARD_TEXT_CHUNK;
+const READ_BATCH_RECORDS = 4096;
 /** How many records a snapshot's pass over a collection reads between two turns of the event loop. */
 const SCAN_CHUNK = 20_000;
 /**
@@ -1203,23 +1206,42 @@ export class JournalStore implements Store {
     const text = startPagedShard();
     const added: [string, Kept][] = [];
     const generation = randomBytes(16).toString('hex');
-    const reads = new ReadsInOrder(this.files, () => this.segmentNumber);
+    const files = this.files;
+    const appended = () => this.segmentNumber;
     // a value the cache holds, as the bytes of its own JSON (the same text the store wrote for it)
     const cache = this.cache;
     const held = (entry: Kept) => {
       const value = cache.peekOwnText(cacheKeyOf(entry));
       return value && Buffer.from(JSON.stringify(value));
     };
-    async function* chunks(): AsyncGenerator<Buffer> {
-      for (const [id, entry] of records) {
-        const raw = entry.file ? reads.read(placeOf(entry), () => held(entry)) : Buffer.from(JSON.stringify(entry.value));
-        addPagedRecord(text, id, entry.seq, raw);
+    let batch: [string, Kept][] = [];
+    let batchBytes = 0;
+    // the records of a batch are read together (readValues), and added in their order
+    const addBatch = () => {
+      const raws = readValues(
+        files,
+        batch.map(([, entry]) => (entry.file ? placeOf(entry) : null)),
+        appended(),
+        (i) => held(batch[i]![1]),
+      );
+      batch.forEach(([id, entry], i) => {
+        addPagedRecord(text, id, entry.seq, raws[i] ?? Buffer.from(JSON.stringify(entry.value)));
         added.push([id, entry]);
+      });
+      batch = [];
+      batchBytes = 0;
+    };
+    async function* chunks(): AsyncGenerator<Buffer> {
+      for (const record of records) {
+        batch.push(record);
+        batchBytes += record[1].file ? placeOf(record[1]).len : 0;
+        if (batchBytes >= READ_BATCH_BYTES || batch.length >= READ_BATCH_RECORDS) addBatch();
         if (text.pending >= SHARD_TEXT_CHUNK) {
           yield takePagedText(text);
           await new Promise((resolve) => setImmediate(resolve)); // requests go in between
         }
       }
+      addBatch();
       yield takePagedText(text);
       yield endPagedShard(text, generation);
     }

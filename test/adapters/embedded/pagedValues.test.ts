@@ -11,7 +11,7 @@ import { openJournalStore, type JournalStoreOptions, type StoreIo } from '../../
 import { SHARD_TEXT_CHUNK, readDataDir, shardPath, writeFileAtomic } from '../../../src/adapters/embedded/dataDir.ts';
 import { PAGED_SHARD_HEAD } from '../../../src/adapters/embedded/pagedShards.ts';
 import { indexPath } from '../../../src/adapters/embedded/pagedIndex.ts';
-import { PagedFiles, ReadsInOrder, ValueCache } from '../../../src/adapters/embedded/pagedValues.ts';
+import { PagedFiles, ValueCache, readValues } from '../../../src/adapters/embedded/pagedValues.ts';
 import { tempDir } from '../../support/server.ts';
 
 interface Checkpoint {
@@ -154,30 +154,61 @@ test("a snapshot writes a writer's given text (PutOp.json) as the journal holds 
   }
 });
 
-test('values read in order are read ahead only in a file no longer appended to', () => {
-  const dir = tempDir('paged-');
+/** A file of lines, and where each is (a journal: the lines of every shard one after the other). */
+function linesFile(dir: string, lines: string[]) {
   const file = path.join(dir, 'values');
-  const values = Array.from({ length: 50 }, (_, i) => `{"n":${i},"pad":"${'y'.repeat(i)}"}`);
-  fs.writeFileSync(file, values.join('\n'));
+  fs.writeFileSync(file, lines.join('\n'));
   const files = new PagedFiles();
   const number = files.open(file);
-  const places = values.map((v, i) => ({ file: number, at: values.slice(0, i).reduce((n, w) => n + Buffer.byteLength(w) + 1, 0), len: Buffer.byteLength(v) }));
+  const places = lines.map((v, i) => ({ file: number, at: lines.slice(0, i).reduce((n, w) => n + Buffer.byteLength(w) + 1, 0), len: Buffer.byteLength(v) }));
+  return { files, number, places };
+}
+
+test('values asked together are read in the order they lie, those near each other by one read; the file being appended to a value at a time', () => {
+  // one shard's records in a journal: every fourth line, ~1 KB apart (ReadsInOrder read these a
+  // value each, or a 64-KB window each, ~2 syscalls a record of a snapshot; issue 91)
+  const lines = Array.from({ length: 200 }, (_, i) => `{"n":${i},"pad":"${'y'.repeat(200 + i)}"}`);
+  const { files, number, places } = linesFile(tempDir('paged-'), lines);
+  const asked = places.filter((_, i) => i % 4 === 1).reverse(); // not in the order they lie
+  const want = lines.filter((_, i) => i % 4 === 1).reverse();
   try {
     for (const [appended, most] of [
-      [number + 1, 2], // settled: the first read alone, then one window for the rest
-      [number, values.length], // being appended to: a read each
+      [number + 1, 1], // settled: one read from the first to the last
+      [number, asked.length], // being appended to: a read each
     ]) {
       const reads = mock.method(fs, 'readSync');
       try {
-        const inOrder = new ReadsInOrder(files, () => appended);
         assert.deepEqual(
-          places.map((where) => inOrder.read(where).toString()),
-          values,
+          readValues(files, [null, ...asked], appended).map((raw) => raw?.toString() ?? null),
+          [null, ...want],
         );
         assert.equal(reads.mock.callCount(), most);
+        const bytes = reads.mock.calls.reduce((n, call) => n + ((call.arguments as unknown[])[3] as number), 0);
+        assert.ok(bytes <= places.at(-3)!.at + places.at(-3)!.len - places[1]!.at, `${bytes} bytes read: no more than from the first value to the last`);
       } finally {
         reads.mock.restore();
       }
+    }
+  } finally {
+    files.closeAll();
+  }
+});
+
+test('values far apart are read each alone, a value the cache holds taken from it instead', () => {
+  const lines = [`{"a":1}`, `"${'z'.repeat(40 * 1024)}"`, `{"b":2}`, `{"c":3}`, `"${'z'.repeat(300 * 1024)}"`, `{"d":4}`];
+  const { files, number, places } = linesFile(tempDir('paged-'), lines);
+  try {
+    const reads = mock.method(fs, 'readSync');
+    try {
+      const held = (i: number) => (i === 0 ? Buffer.from('{"a":"held"}') : undefined);
+      const raws = readValues(files, [places[0]!, places[2]!, places[3]!, places[5]!], number + 1, held);
+      assert.deepEqual(
+        raws.map((raw) => raw!.toString()),
+        ['{"a":"held"}', lines[2], lines[3], lines[5]],
+      );
+      assert.equal(reads.mock.callCount(), 2, 'b and c by one read, d by one: a is held');
+    } finally {
+      reads.mock.restore();
     }
   } finally {
     files.closeAll();
