@@ -40,13 +40,18 @@ interface GroupedHead {
   groups: [string, number, number, number][];
 }
 
-/** Writes the index of the shard just written at `shardFile` with `generation` on `side`; answers where each group's line is. */
+/**
+ * Writes the index of the shard just written at `shardFile` with `generation` on `side`; answers
+ * where each group's line is. `dropOld`: remove the shard's index of the layout before groups
+ * (once a process is enough: no write of this layout makes one).
+ */
 export async function writeGroupedIndex(
   shardFile: string,
   side: Side,
   generation: string,
   fields: readonly string[],
   groups: readonly { key: string; rows: readonly IndexedRecord[] }[],
+  dropOld = true,
 ): Promise<GroupLine[]> {
   const stat = fs.statSync(shardFile);
   let seq = 0;
@@ -66,7 +71,7 @@ export async function writeGroupedIndex(
   const body = Buffer.byteLength(headText) + 1;
   await writeFileAtomic(groupedIndexPath(shardFile, side), `${headText}\n${lines.join('\n')}`, false);
   // an index of the layout before groups is of no use to this shard any more
-  await fs.promises.rm(indexPath(shardFile), { force: true });
+  if (dropOld) await fs.promises.rm(indexPath(shardFile), { force: true });
   return placed.map(([key, lineAt, len, count]) => ({ key, at: body + lineAt, len, count }));
 }
 

@@ -24,7 +24,7 @@ import { PagedFiles, ValueCache, cacheCost, readValues, type Location } from './
 import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
-import { describingIndex, holdsFew, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
+import { describingIndex, holdsFew, indexPath, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
@@ -230,6 +230,14 @@ export class JournalStore implements Store {
   private readonly loadSlice: number;
   /** Per grouped collection's shard, which of its two index files its groups on disk are read from (groupedIndex.ts). */
   private readonly sides = new Map<string, Side>();
+  /**
+   * Per grouped collection, the names of its shards' indexes of the layout before groups, found by
+   * one look at its directory the first time a snapshot writes it: each is removed as its shard is
+   * written (writeGroupedIndex's dropOld), rather than an rm each shard each snapshot (issue 91).
+   */
+  private readonly oldIndexes = new Map<string, Set<string>>();
+  /** The collections' directories a snapshot made sure of: a mkdir a collection, not a shard (issue 91). */
+  private readonly dirsMade = new Set<string>();
   /** The paged collections whose records are still to load after the start (loadCollection). */
   private readonly later = new Map<string, PagedLoad>();
   private readonly files = new PagedFiles();
@@ -1042,6 +1050,7 @@ export class JournalStore implements Store {
     }
     const retired = this.segments().map((s) => s.file);
     this.openSegment();
+    this.dirsMade.clear(); // made sure of again by each snapshot: one removed since fails no snapshot after
     const dirty = this.dirty;
     this.dirty = new Set();
     try {
@@ -1075,7 +1084,7 @@ export class JournalStore implements Store {
             if (entry) records[id] = [entry.seq, state.valueOf(entry)]; // gone since: its delete is in the new journal
           }
           const file = shardPath(this.dataDir, name, shard);
-          fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+          this.makeDir(path.dirname(file));
           let written = 0;
           const db = new Low<ShardFile>(
             new ShardAdapter(file, path.relative(this.dataDir, file), async (f, data) => {
@@ -1171,6 +1180,8 @@ export class JournalStore implements Store {
     const key = shardKey(name, shard);
     // the index file the groups are read from now stays as it is: the other one is written
     const side: Side = this.sides.get(key) === 0 ? 1 : 0;
+    const oldIndexes = this.oldIndexesOf(name, path.dirname(file));
+    const oldIndex = path.basename(indexPath(file));
     try {
       const lines = await writeGroupedIndex(
         file,
@@ -1183,7 +1194,9 @@ export class JournalStore implements Store {
             .slice(span.from, span.to)
             .map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) })),
         })),
+        oldIndexes.has(oldIndex),
       );
+      oldIndexes.delete(oldIndex);
       this.sides.set(key, side);
       spans.forEach((span, i) => {
         if (set.unchanged(span.group, span.version)) set.placed(span.group, number, side, lines[i]!);
@@ -1195,6 +1208,23 @@ export class JournalStore implements Store {
       this.log.warn('could not save the index of a snapshot shard; the next snapshot writes the shard again', { file, error: (err as Error).message });
     }
     return bytes;
+  }
+
+  /** The names of the indexes of the layout before groups in a grouped collection's directory (oldIndexes). */
+  private oldIndexesOf(name: string, dir: string): Set<string> {
+    let found = this.oldIndexes.get(name);
+    if (!found) {
+      found = new Set(fs.readdirSync(dir).filter((entry) => /^shard-\d+\.index$/.test(entry)));
+      this.oldIndexes.set(name, found);
+    }
+    return found;
+  }
+
+  /** A shard's directory, made the first time a snapshot writes into it. */
+  private makeDir(dir: string): void {
+    if (this.dirsMade.has(dir)) return;
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.dirsMade.add(dir);
   }
 
   /** Writes a paged shard's text from the values' bytes where they are, a chunk at a time (a shard of checkpoints is megabytes), and opens the new file. */
@@ -1246,7 +1276,7 @@ export class JournalStore implements Store {
       yield endPagedShard(text, generation);
     }
     const file = shardPath(this.dataDir!, name, shard);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    this.makeDir(path.dirname(file));
     await this.io.writeFile(file, chunks(), this.fsyncEach);
     this.files.retire(file); // the file the name held before: its records move to the new one now
     const number = this.files.open(file);

@@ -3,7 +3,7 @@
 // main thread than fs.promises' FileHandle and rimraf's `rm`); what it must keep doing is checked
 // here: every chunk written whole, a leftover temporary file of another mode started afresh, and a
 // write that fails leaves the old file and no temporary one.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,4 +58,19 @@ test('a write that fails leaves the old file as it was and no temporary file', a
   await assert.rejects(writeFileAtomic(file, failing(), true), /no space left/);
   assert.equal(fs.readFileSync(file, 'utf8'), 'old');
   assert.deepEqual(fs.readdirSync(dir), ['shard-3.json']);
+});
+
+test("a write where no leftover temporary file is removes none: no unlink before each of a snapshot's files (issue 91)", async (t) => {
+  const dir = tempDir(t);
+  const file = path.join(dir, 'shard-4.json');
+  const unlinks = mock.method(fs, 'unlink');
+  try {
+    await writeFileAtomic(file, 'first', false);
+    await writeFileAtomic(file, 'second', true);
+    assert.equal(unlinks.mock.callCount(), 0);
+  } finally {
+    unlinks.mock.restore();
+  }
+  assert.equal(fs.readFileSync(file, 'utf8'), 'second');
+  assert.deepEqual(fs.readdirSync(dir), ['shard-4.json']);
 });

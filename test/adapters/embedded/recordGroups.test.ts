@@ -3,7 +3,7 @@
 // thread, and a thread's records are read back from its shard's saved index when it is used.
 // Every answer is the same whether a thread is held or not, after a restart, a kill -9, a lost
 // or damaged index, and on a directory written before records were grouped.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -199,6 +199,49 @@ test('a lost or damaged saved index, or a directory from before groups, reads th
   assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with each line damaged');
   for (const f of indexes()) fs.rmSync(path.join(shards, f));
   assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with no saved index');
+});
+
+test("a snapshot makes a collection's directory once, and removes an index of the layout before groups once, not a call a shard each snapshot (issue 91)", async () => {
+  const dir = tempDir('groups-calls-');
+  const shards = path.join(dir, 'collections', 'checkpoint_writes');
+  const putAll = async (writes: Awaited<ReturnType<typeof open>>['writes'], w: number) => {
+    for (let t = 0; t < 12; t += 1) await writes.put(writeId(t, 0, w), write(t, 0, w));
+  };
+  const first = await open(dir);
+  const mkdirs = mock.method(fs, 'mkdirSync');
+  try {
+    await putAll(first.writes, 0);
+    await first.store.flush();
+    assert.equal(fs.readdirSync(shards).filter((f) => f.endsWith('.json')).length, 4, 'every shard written');
+    assert.equal(mkdirs.mock.calls.filter((call) => String(call.arguments[0]).startsWith(shards)).length, 1);
+  } finally {
+    mkdirs.mock.restore();
+    await first.store.close();
+  }
+  // an index of the layout before groups left beside one shard (a directory written before groups)
+  const old = path.join(shards, 'shard-2.index');
+  fs.writeFileSync(old, '{"version":2}\n[]');
+  const again = await open(dir);
+  const removals = mock.method(fs.promises, 'rm');
+  try {
+    await putAll(again.writes, 1);
+    await again.store.flush();
+    assert.equal(fs.existsSync(old), false, 'removed as its shard is written');
+    assert.deepEqual(
+      removals.mock.calls.map((call) => path.basename(String(call.arguments[0]))),
+      ['shard-2.index'],
+    );
+    await putAll(again.writes, 2);
+    await again.store.flush();
+    assert.equal(removals.mock.callCount(), 1, 'not looked for again');
+    assert.deepEqual(
+      (await again.writes.list({ where: { thread_id: thread(5) } })).map((w) => w.n),
+      [0, 1, 2],
+    );
+  } finally {
+    removals.mock.restore();
+    await again.store.close();
+  }
 });
 
 const opened: Awaited<ReturnType<typeof open>>[] = [];
