@@ -33,7 +33,7 @@ import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } fro
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
 import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
-import { journalLines, lineIndexOf, readLineIndex, writeLineIndex } from './journalLines.ts';
+import { journalLines, lineIndexOf, readLineIndex, topLevelField, writeLineIndex } from './journalLines.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
 import { seqOrder } from './seqOrder.ts';
 import type { Held } from './orderedIds.ts';
@@ -556,8 +556,8 @@ export class JournalStore implements Store {
       last.set(op.id, op);
     }
     for (const op of last.values()) {
-      const written = op.seq === undefined ? undefined : this.replayedValue(this.dataDir!, name, op);
-      if (written && (written as Record<string, unknown>)[field] === value) found.set(op.id, { seq: op.seq!, value: written });
+      const matches = op.seq !== undefined && this.replayedField(name, op, field) === value;
+      if (matches) found.set(op.id, { seq: op.seq!, value: this.replayedValue(this.dataDir!, name, op) });
       else found.delete(op.id);
     }
     return [...found.values()]
@@ -568,6 +568,23 @@ export class JournalStore implements Store {
   /** Resolves once every record is loaded (the paged collections' after the start); rejects as they do when that failed. */
   async loaded(): Promise<void> {
     for (const name of [...this.later.keys()]) await this.states.get(name)?.load?.();
+  }
+
+  /**
+   * A field of a replayed put's value (fewBefore: run recovery's status of each run the journal
+   * kept), read from the first bytes of its value in the journal file where it lies there, else
+   * from the value parsed whole; kept on the op, so the next look-up (running, then pending) reads nothing.
+   */
+  private replayedField(name: string, op: Replayed, field: string): unknown {
+    if (op.value) return (op.value as Record<string, unknown>)[field];
+    const known = op.fields?.get(field);
+    if (known) return known.value;
+    const where = op.where!;
+    const head = topLevelField(this.files.read({ file: where.file, at: where.at, len: Math.min(where.len, FIELD_PREFIX) }), field);
+    const whole = () => ({ value: (this.replayedValue(this.dataDir!, name, op) as Record<string, unknown>)[field] });
+    const read = head === undefined ? whole() : (head ?? { value: undefined });
+    (op.fields ??= new Map()).set(field, read);
+    return read.value;
   }
 
   /** A replayed put's value: given, or parsed from where it is in its journal file; one that does not parse fails its collection's load. */
@@ -1594,7 +1611,12 @@ interface Replayed {
   seq?: number;
   value?: object;
   where?: Location;
+  /** Fields of the value read so far by look-ups before the load (replayedField). */
+  fields?: Map<string, { value: unknown }>;
 }
+
+/** How many bytes of a replayed value are read first for one of its fields (a run's status lies ~270 bytes in). */
+const FIELD_PREFIX = 1024;
 
 /** A paged collection's records to load after the start: those read at the start, the shards whose saved index describes them, then the journal's writes. */
 interface PagedLoad {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { lineIndexOf, readLineIndex, scanSegment, scanLine, writeLineIndex } from '../../../src/adapters/embedded/journalLines.ts';
+import { lineIndexOf, readLineIndex, scanSegment, scanLine, topLevelField, writeLineIndex } from '../../../src/adapters/embedded/journalLines.ts';
 import { readSegment } from '../../../src/adapters/embedded/dataDir.ts';
 import { tempDir } from '../../support/server.ts';
 
@@ -125,4 +125,31 @@ test('a journal file’s line index gives its ops as the scan does, and is not u
   assert.equal(readLineIndex(segment, whole), null, 'a file grown since is scanned');
   fs.writeFileSync(lineIndexOf(segment.file), '{"version":1,');
   assert.equal(readLineIndex(segment, whole), null, 'a list that does not read is not used');
+});
+
+test('a top-level field read from the first bytes of a value is the parsed value’s, or unknown until its bytes are there; never a nested one', () => {
+  const values: Record<string, unknown>[] = [
+    { status: 'pending', run_id: 'r' },
+    { run_id: 'r', kwargs: { status: 'nested', list: [{ status: 'deeper' }] }, status: 'success' },
+    { note: 'a "status":"fake", and \\" escapes ]}', 'sta"tus': 1, status: 'héllo — 😀' },
+    { n: -1.5e-3, t: true, f: false, z: null, status: 7, after: {} },
+    { status: { nested: ['"}'] } },
+    { other: 'x', empty: {}, list: [] },
+    {},
+    ...tricky.filter((v) => !Array.isArray(v)).map((v) => v as Record<string, unknown>),
+  ];
+  for (const value of values) {
+    const buf = Buffer.from(JSON.stringify(value));
+    for (const field of ['status', 'sta"tus', 'missing']) {
+      const truth = Object.hasOwn(value, field) ? { value: value[field] } : null;
+      assert.deepEqual(topLevelField(buf, field), truth, `${field} of ${buf.toString()}`);
+      for (let end = 0; end < buf.length; end += 1) {
+        const seen = topLevelField(buf.subarray(0, end), field);
+        if (seen !== undefined) assert.deepEqual(seen, truth, `${field} of ${buf.toString()} cut at ${end}`);
+      }
+    }
+  }
+  // not an object as JSON.stringify writes one: unknown, the caller parses
+  assert.equal(topLevelField(Buffer.from('[1,2]'), 'status'), undefined);
+  assert.equal(topLevelField(Buffer.from('{ "status": "x" }'), 'status'), undefined);
 });

@@ -238,3 +238,61 @@ test('a stop during a background snapshot stops it before its next shard; the jo
     await again.close();
   }
 });
+
+/** What `ask` answers, and the bytes fs.readSync read meanwhile. */
+async function bytesReadWhile<T>(ask: () => Promise<T>): Promise<{ value: T; bytes: number }> {
+  const original = fs.readSync;
+  let bytes = 0;
+  (fs as { readSync: unknown }).readSync = (...args: unknown[]) => {
+    const n = (original as (...a: unknown[]) => number)(...args);
+    bytes += n;
+    return n;
+  };
+  try {
+    return { value: await ask(), bytes };
+  } finally {
+    (fs as { readSync: unknown }).readSync = original;
+  }
+}
+
+test('run recovery’s look-ups before the load read a kept run’s status from the first bytes of its value, once (issue 91: 200 runs of ~14 KB were decoded and parsed whole, twice a restart)', async () => {
+  const dir = tempDir('close-keeps-journal-few-');
+  await history(dir, 1);
+  const big = 'y'.repeat(20_000);
+  const first = await open(dir, 1);
+  const status = (t: number) => (t === 3 ? 'running' : t === 5 ? 'pending' : 'success');
+  for (let t = 0; t < 10; t += 1)
+    await collections(first).runs.put(runId(t, 0), { run_id: runId(t, 0), thread_id: thread(t), status: status(t), n: 0, filler: big });
+  // a value whose status lies past the bytes read first: it is parsed whole, as before
+  await collections(first).runs.put(runId(0, 1), { filler: big, run_id: runId(0, 1), thread_id: thread(0), status: 'pending', n: 1 });
+  await first.close();
+  assert.ok(journalBytes(dir) > 11 * 20_000, 'the stop left the journal');
+  const store = await open(dir, 1 << 30);
+  try {
+    const { runs } = collections(store);
+    const running = await bytesReadWhile(() => runs.list({ where: { status: 'running' } }));
+    const pending = await bytesReadWhile(() => runs.list({ where: { status: 'pending' } }));
+    assert.deepEqual(
+      running.value.map((r) => [r.run_id, r.filler.length]),
+      [[runId(3, 0), big.length]],
+    );
+    assert.deepEqual(
+      pending.value.map((r) => [r.run_id, r.status]),
+      [
+        [runId(0, 1), 'pending'],
+        [runId(5, 0), 'pending'],
+      ],
+    );
+    // ten values' first KB, the one parsed whole and the running one read: not eleven values whole
+    assert.ok(running.bytes <= 10 * 1024 + 2 * 21_000, `${running.bytes} bytes read for the running runs`);
+    // the statuses are known now: only the two pending values are read
+    assert.ok(pending.bytes <= 2 * 21_000, `${pending.bytes} bytes read for the pending runs`);
+    store.loadInBackground();
+    assert.deepEqual(
+      (await runs.list({ where: { status: 'pending' } })).map((r) => r.run_id),
+      [runId(0, 1), runId(5, 0)],
+    );
+  } finally {
+    await store.close();
+  }
+});
