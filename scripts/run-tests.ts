@@ -108,6 +108,8 @@ const removeRunTemp = () => fs.rmSync(RUN_TMP, { recursive: true, force: true, m
 process.once('exit', removeRunTemp);
 /** The module the files sharing a process import in place of node:test (see groupEntry). */
 const TEST_API = fileURLToPath(new URL('../test/support/groupedTestApi.mjs', import.meta.url));
+/** Loaded by every test process: node:test without its promise tracking (see the module). */
+const HARNESS_HOOK = new URL('../test/support/harnessHook.mjs', import.meta.url).href;
 // the test files and what they import as plain JavaScript (scripts/compileTests.ts); through
 // tsx, the TypeScript, every test process importing LangGraph before tsx's hooks exist (see
 // test/support/preload.mjs). npm test's files run compiled, and so do the suites that have had
@@ -405,6 +407,8 @@ const child = spawn(
   process.execPath,
   [
     ...(throughTsx ? ['--import', PRELOAD] : []),
+    '--import',
+    HARNESS_HOOK,
     '--test',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
