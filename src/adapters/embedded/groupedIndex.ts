@@ -8,12 +8,12 @@
 //   [[id, seq, at, len, {kept fields present}], …]      one line per group; `at`: bytes after the head's line
 //
 // It is written beside the shard in one of two files, a and b, in turns: the one the groups in
-// memory are read from is never replaced while they are (a snapshot writes the other, then
-// moves them to it). A start uses the one that describes the shard as it is now (the same
+// memory are read from is never written while they are (a snapshot writes the other, in place,
+// then moves them to it). A start uses the one that describes the shard as it is now (the same
 // generation, size, modification time and kept fields), or reads the shard. It is a cache, never
 // the truth: written without fsync, and a group whose line cannot be read is found in its shard.
 import fs from 'node:fs';
-import { writeFileAtomic } from './dataDir.ts';
+import { writeFileInPlace } from './dataDir.ts';
 import { generationOf } from './pagedShards.ts';
 import { indexPath, presentOf, readHead, recordsOf, type IndexedRecord } from './pagedIndex.ts';
 
@@ -69,7 +69,7 @@ export async function writeGroupedIndex(
   const head: GroupedHead = { version: 3, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, groups: placed };
   const headText = JSON.stringify(head);
   const body = Buffer.byteLength(headText) + 1;
-  await writeFileAtomic(groupedIndexPath(shardFile, side), `${headText}\n${lines.join('\n')}`, false);
+  await writeFileInPlace(groupedIndexPath(shardFile, side), `${headText}\n${lines.join('\n')}`);
   // an index of the layout before groups is of no use to this shard any more
   if (dropOld) await fs.promises.rm(indexPath(shardFile), { force: true });
   return placed.map(([key, lineAt, len, count]) => ({ key, at: body + lineAt, len, count }));

@@ -15,9 +15,10 @@
 // It is a cache, never the truth: it is used only while it describes the shard as it is now
 // (the same generation at the shard's end, the same size and modification time, the same kept
 // fields); otherwise, or when it is missing or unreadable, the shard is read as before. So it is
-// written without fsync, and a failure to write it only costs the next start that reading.
+// written without fsync, in place (writeFileInPlace: only a start reads it, before any snapshot
+// writes its collection), and a failure to write it only costs the next start that reading.
 import fs from 'node:fs';
-import { writeFileAtomic } from './dataDir.ts';
+import { writeFileInPlace } from './dataDir.ts';
 import { generationOf } from './pagedShards.ts';
 
 export interface IndexedRecord {
@@ -76,7 +77,7 @@ export async function writePagedIndex(
   const holding = records.filter((r) => holds(r.keys)).map(row);
   const head: IndexHead = { version: 2, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, few, holding };
   const body = JSON.stringify(records.map(row));
-  await writeFileAtomic(indexPath(shardFile), `${JSON.stringify(head)}\n${body}`, false);
+  await writeFileInPlace(indexPath(shardFile), `${JSON.stringify(head)}\n${body}`);
 }
 
 /**

@@ -370,6 +370,36 @@ test('a start locates paged records from the saved indexes without reading the s
   assert.deepEqual(spy.read, []);
 });
 
+test('a saved index is written in place, and one cut short anywhere (a kill -9 or a full disk during its write) is not used: the shard is read, every answer the same', async () => {
+  const dir = tempDir('paged-');
+  let { store, cps } = await open(dir, { shards: 1 });
+  const index = indexPath(shardPath(dir, 'cps', 0));
+  try {
+    for (let i = 0; i < 40; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    await store.flush();
+    const inode = fs.statSync(index).ino;
+    for (let i = 40; i < 60; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    await store.flush();
+    assert.equal(fs.statSync(index).ino, inode, 'the same file: no new inode a snapshot');
+  } finally {
+    await store.close();
+  }
+  const whole = fs.readFileSync(index);
+  const head = whole.indexOf(0x0a) + 1;
+  for (const cut of [0, head - 1, head, head + 2, Math.floor((head + whole.length) / 2), whole.length - 1]) {
+    // each cut on the directory as the snapshot left it (a start may write the shard again)
+    const copy = tempDir('paged-cut-');
+    fs.cpSync(dir, copy, { recursive: true });
+    fs.writeFileSync(indexPath(shardPath(copy, 'cps', 0)), whole.subarray(0, cut));
+    ({ store, cps } = await open(copy, { shards: 1 }));
+    try {
+      await assertAll(cps, 60);
+    } finally {
+      await store.close();
+    }
+  }
+});
+
 test('a snapshot writes a paged shard as it makes it, a chunk at a time, never its whole text at once', async () => {
   const dir = tempDir('paged-');
   const chunks: number[] = [];

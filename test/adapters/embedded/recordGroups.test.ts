@@ -244,10 +244,39 @@ test("a snapshot makes a collection's directory once, and removes an index of th
   }
 });
 
+test("a grouped shard's index files are written in place, and the one cut short anywhere (a kill -9 or a full disk during its write) is not used: every answer the same", async () => {
+  const dir = tempDir('groups-in-place-');
+  const sides = ['a', 'b'].map((side) => path.join(dir, 'collections', 'checkpoint_writes', `shard-0.${side}.index`));
+  let expected: unknown[] = [];
+  const first = await open(dir, { shards: 1 });
+  try {
+    const inodes: number[] = [];
+    for (let c = 0; c < 3; c += 1) {
+      for (let t = 0; t < 6; t += 1) for (let w = 0; w < 2; w += 1) await first.writes.put(writeId(t, c, w), write(t, c, w));
+      await first.store.flush();
+      inodes.push(fs.statSync(sides[c % 2]!).ino);
+    }
+    assert.equal(inodes[2], inodes[0], 'side a again: the same file, no new inode');
+    expected = await answers(first.writes, 6);
+  } finally {
+    await first.store.close();
+  }
+  // the last snapshot wrote side a; the stop wrote nothing more (no write since)
+  const whole = fs.readFileSync(sides[0]!);
+  const head = whole.indexOf(0x0a) + 1;
+  for (const cut of [0, head - 1, head, head + 2, Math.floor((head + whole.length) / 2), whole.length - 1]) {
+    // each cut on the directory as the snapshot left it (a start may write the shard again)
+    const copy = tempDir('groups-cut-');
+    fs.cpSync(dir, copy, { recursive: true });
+    fs.writeFileSync(path.join(copy, path.relative(dir, sides[0]!)), whole.subarray(0, cut));
+    assert.deepEqual(await answers((await reopened(copy, { shards: 1 })).writes, 6), expected, `side a cut at ${cut} of ${whole.length}`);
+  }
+});
+
 const opened: Awaited<ReturnType<typeof open>>[] = [];
-async function reopened(dir: string) {
+async function reopened(dir: string, options: Partial<JournalStoreOptions> = {}) {
   while (opened.length) await opened.pop()!.store.close();
-  const again = await open(dir);
+  const again = await open(dir, options);
   opened.push(again);
   return again;
 }
