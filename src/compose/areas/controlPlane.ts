@@ -4,7 +4,7 @@
 import type { Area, AreaPorts } from '../area.ts';
 import { handlerRegistry } from '../../runtime/handler.ts';
 import { createControlPlane } from './controlPlaneServices.ts';
-import { OAuth4WebApiClient } from '../../adapters/oauth/oauth4webapiClient.ts';
+import { lazyOAuthClient } from './lazyOAuthClient.ts';
 import { DEV_AUTHORIZE_PATH, DEV_CLIENT_ID, DEV_TOKEN_PATH, DevAuthorizationServer } from '../../adapters/oauth/devAuthorizationServer.ts';
 import { withDevProvider } from '../../adapters/oauth/withDevProvider.ts';
 import { graphAuthentication } from '../../domain/control-plane/agentAuth/graphAuthentication.ts';
@@ -13,7 +13,8 @@ import { projectApiUrl } from '../../shared/projectGlobals.ts';
 
 export async function composeControlPlane(ports: AreaPorts): Promise<Area> {
   const { config } = ports;
-  const networkOAuth = new OAuth4WebApiClient({ allowHttp: config.agentAuth.allowHttp, allowedNetworks: config.agentAuth.allowedNetworks });
+  // oauth4webapi loads at the client's first call (lazyOAuthClient.ts), not with every start
+  const networkOAuth = lazyOAuthClient({ allowHttp: config.agentAuth.allowHttp, allowedNetworks: config.agentAuth.allowedNetworks });
   // the development provider (AGENTPLANE_DEV_OAUTH): its pages on this server (its operations: devProviderHandlers), its tokens issued in process
   const { publicUrl } = config;
   const devProvider = config.agentAuth.devProvider && config.controlPlane ? new DevAuthorizationServer() : null;
