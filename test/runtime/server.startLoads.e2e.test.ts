@@ -79,6 +79,7 @@ test('the server on the embedded store answers without having loaded the pg driv
       assert.deepEqual(from(sdk), [], `no run yet: ${sdk} is not loaded`);
     assert.deepEqual(from('@hono/node-server'), [], 'no http.app in the project: the Hono adapter is not loaded');
     assert.deepEqual(from('jose'), [], 'no agent card signing key: jose (card signatures) is not loaded');
+    assert.deepEqual(from('dotenv'), [], 'the project names no dotenv file: dotenv is not loaded');
     assert.deepEqual(from('oauth4webapi'), [], 'no OAuth call yet: the auth service’s OAuth client (oauth4webapi) is not loaded');
     assert.deepEqual(
       loaded().filter((u) => /\/src\/cli\/(scaffold|buildCommand|conformanceSuite)\.(ts|js)$/.test(u)),
