@@ -156,6 +156,9 @@ async function removeFile(file: string): Promise<void> {
   }
 }
 
+/** The temporary file an atomic write of `file` writes before its rename: a kill -9 may leave it. */
+export const atomicTmpOf = (file: string) => path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+
 /**
  * Writes a whole file or nothing: a private temporary file renamed over the old one. Chunks are
  * written as they come. Through fs's callback calls on a descriptor rather than fs.promises: a
@@ -164,7 +167,7 @@ async function removeFile(file: string): Promise<void> {
  * more (issue 91).
  */
 export async function writeFileAtomic(file: string, data: string | Buffer | AsyncIterable<Buffer>, sync: boolean): Promise<void> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  const tmp = atomicTmpOf(file);
   try {
     const fd = await openNew(tmp);
     try {
@@ -199,7 +202,7 @@ export async function writeFileInPlace(file: string, data: string): Promise<void
 }
 
 export function writeFileAtomicSync(file: string, data: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  const tmp = atomicTmpOf(file);
   fs.rmSync(tmp, { force: true });
   fs.writeFileSync(tmp, data, { mode: FILE_MODE });
   fs.renameSync(tmp, file);

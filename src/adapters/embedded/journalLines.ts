@@ -8,7 +8,7 @@
 // JSON.stringify writes one is parsed whole as before (a bad one is named then); a paged value
 // that scans but does not parse fails its collection's load (`agentplane store check` names it).
 import fs from 'node:fs';
-import { parseBatch, type SegmentRead } from './dataDir.ts';
+import { parseBatch, writeFileAtomicSync, type SegmentLines } from './dataDir.ts';
 
 /** One op of a journal line: a put has its seq, and its value's bytes in the file (parsed already, `value`, for the collections read whole). */
 export interface ScannedOp {
@@ -20,7 +20,9 @@ export interface ScannedOp {
   value?: object;
 }
 
-export interface ScannedSegment extends Omit<SegmentRead, 'batches'> {
+/** A journal file's ops, line by line, and the lines that did not read (what a start needs; the store tool's repair reads the file by readSegment). */
+export interface ScannedSegment extends SegmentLines {
+  number: number;
   lines: ScannedOp[][];
 }
 
@@ -181,7 +183,7 @@ const CHUNK = 1 << 20;
  * them. Each op's `at` is its value's offset in the file.
  */
 export function scanSegment(segment: { number: number; file: string }, whole: (collection: string) => boolean, chunk = CHUNK): ScannedSegment {
-  const read: ScannedSegment = { ...segment, lines: [], bad: [], good: [] };
+  const read: ScannedSegment = { ...segment, lines: [], bad: [] };
   const fd = fs.openSync(segment.file, 'r');
   try {
     let buf = Buffer.allocUnsafe(chunk);
@@ -221,7 +223,6 @@ export function scanSegment(segment: { number: number; file: string }, whole: (c
                   op.length === 4 ? { collection: op[0], id: op[1], seq: op[2], at: 0, len: 0, value: op[3] } : { collection: op[0], id: op[1], at: 0, len: 0 },
                 ),
             );
-            read.good.push([base + start, base + nl + 1]);
           }
         }
         start = nl + 1;
@@ -265,10 +266,7 @@ export function writeLineIndex(segment: { number: number; file: string }): void 
   }
   const stat = fs.statSync(segment.file);
   const index: LineIndex = { version: 1, size: stat.size, mtimeMs: stat.mtimeMs, lines };
-  const file = lineIndexOf(segment.file);
-  const tmp = `${file}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(index), { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileAtomicSync(lineIndexOf(segment.file), JSON.stringify(index));
 }
 
 /** A journal file's ops from its line index (writeLineIndex) when that describes it, the values of the collections read whole read from the file; null otherwise. */
@@ -281,7 +279,7 @@ export function readLineIndex(segment: { number: number; file: string }, whole: 
   } catch {
     return null;
   }
-  const read: ScannedSegment = { ...segment, lines: [], bad: [], good: [] };
+  const read: ScannedSegment = { ...segment, lines: [], bad: [] };
   let fd: number | null = null;
   try {
     for (const line of index.lines) {

@@ -58,6 +58,7 @@ import {
   shardPath,
   writeFileAtomic,
   writeFileAtomicSync,
+  atomicTmpOf,
   type FewShards,
   type JournalOp,
   type Meta,
@@ -1572,7 +1573,7 @@ export function nestsDeeper(given: unknown, limit: number): boolean {
 
 /** A journal file gone (retired by a snapshot, or empty): its line index first, so none outlives it. */
 function removeSegment(file: string): void {
-  fs.rmSync(`${lineIndexOf(file)}.tmp`, { force: true }); // a list whose writing a kill -9 cut short
+  fs.rmSync(atomicTmpOf(lineIndexOf(file)), { force: true }); // a list whose writing a kill -9 cut short
   fs.rmSync(lineIndexOf(file), { force: true });
   fs.rmSync(file, { force: true });
 }

@@ -51,8 +51,7 @@ test('every op is scanned as readSegment parses it, each located value the exact
   const parsed = readSegment(segment);
   for (const chunk of [7, 100, 4096, 1 << 20]) {
     const scanned = scanSegment(segment, (name) => !paged(name), chunk);
-    assert.deepEqual(scanned.good, parsed.good, `chunk ${chunk}: the same lines`);
-    assert.equal(scanned.lines.length, parsed.batches.length);
+    assert.equal(scanned.lines.length, parsed.batches.length, `chunk ${chunk}: the same lines`);
     scanned.lines.forEach((line, i) => {
       const batch = parsed.batches[i]!;
       assert.equal(line.length, batch.length);
@@ -85,7 +84,6 @@ test('a line that does not scan is parsed; bad lines and a torn last line are na
   const scanned = scanSegment(segment, () => false, 16);
   assert.deepEqual(scanned.bad, parsed.bad);
   assert.deepEqual(scanned.torn, parsed.torn);
-  assert.deepEqual(scanned.good, parsed.good);
   assert.deepEqual(
     scanned.lines.map((line) => line.map((op) => [op.id, op.seq, op.value ?? JSON.parse(text.slice(op.at, op.at + op.len))])),
     [[['spaced', 1, { a: 1 }]], [['ok', 3, { b: ']' }]]],
