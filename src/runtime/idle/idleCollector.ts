@@ -24,14 +24,8 @@ export interface IdleCollectionSettings {
  * history (each record's index row and times made text once more: 10-12 MB after 200 runs on
  * 100,000) stayed on the heap of the idle server, 12 MB over its live objects (issue 91,
  * findings). A collection of such a heap takes tens of ms, while nothing waits.
- *
- * 30 s idle, not 3: a full collection also drops code V8 optimised (its weak references), so the
- * requests after it run slower until re-optimised — ~90 µs more each for the next ~3,000 GET
- * deployment requests, ~0.27 CPU-s a collection (issue 86, findings "h86q (session 18)"). At 3 s
- * a server whose traffic pauses between bursts paid that at every pause; at 30 s only one that has
- * gone quiet does, and its RSS is still given back within the minute issue 86 allows.
  */
-export const IDLE_COLLECTION: IdleCollectionSettings = { growthBytes: 8 * 1024 * 1024, idleMs: 30_000, idleShareOfACore: 0.05 };
+export const IDLE_COLLECTION: IdleCollectionSettings = { growthBytes: 8 * 1024 * 1024, idleMs: 3_000, idleShareOfACore: 0.05 };
 const SAMPLE_MS = 1_000;
 
 /** The rule, apart from the process: fed one sample at a time, says when to collect. */
