@@ -7,7 +7,8 @@
 //   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}, seq, few}
 //   DIR/journal/00000001.log          one JSON line per acknowledged write
 //   DIR/collections/<name>/shard-N.json   lowdb snapshot {records: {id: [seq, value]}}
-//   DIR/collections/<name>/shard-N.index  a paged shard's saved index (pagedIndex.ts): a cache, never the truth
+//   DIR/collections/<name>/shard-N.json   a paged collection's: one record a line, its saved index as a trailer (shardTrailer.ts)
+//   DIR/collections/<name>/shard-N.index  a paged shard's saved index of the layout before (pagedIndex.ts): a cache, never the truth
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -182,22 +183,6 @@ export async function writeFileAtomic(file: string, data: string | Buffer | Asyn
   } catch (err) {
     await removeFile(tmp).catch(() => undefined); // give the space back
     throw err;
-  }
-}
-
-/**
- * Writes a file in place (truncated, then written): no temporary file, no rename, and no new inode
- * once the file is there (ext4's inode allocation was ~19% of a snapshot's CPU, issue 91). Only for
- * a cache checked before each use and read by no one while it is written (a saved index: its head
- * names the shard it describes, and a part cut short by a crash or a full disk does not parse, so
- * the shard is read instead); never for a file that is the truth.
- */
-export async function writeFileInPlace(file: string, data: string): Promise<void> {
-  const fd = await openFile(file, 'w', FILE_MODE);
-  try {
-    await writeWhole(fd, Buffer.from(data));
-  } finally {
-    await closeFile(fd);
   }
 }
 

@@ -7,20 +7,21 @@
 //   {"version":3,"generation":"…","size":N,"mtimeMs":M,"fields":[…],"seq":S,"groups":[[key, at, len, count], …]}
 //   [[id, seq, at, len, {kept fields present}], …]      one line per group; `at`: bytes after the head's line
 //
-// It is written beside the shard in one of two files, a and b, in turns: the one the groups in
-// memory are read from is never written while they are (a snapshot writes the other, in place,
-// then moves them to it). A start uses the one that describes the shard as it is now (the same
-// generation, size, modification time and kept fields), or reads the shard. It is a cache, never
-// the truth: written without fsync, and a group whose line cannot be read is found in its shard.
+// It was written beside the shard in one of two files, a and b, in turns (the one the groups in
+// memory were read from was never written while they were). No snapshot writes it any more: the
+// index is the shard file's trailer now (shardTrailer.ts); a directory written before keeps its
+// files until each shard is written again, and a start uses the one that describes the shard as
+// it is now (the same generation, size, modification time and kept fields), or reads the shard.
+// It is a cache, never the truth: a group whose line cannot be read is found in its shard.
 import fs from 'node:fs';
-import { writeFileInPlace } from './dataDir.ts';
 import { generationOf } from './pagedShards.ts';
-import { indexPath, presentOf, readHead, recordsOf, type IndexedRecord } from './pagedIndex.ts';
+import { readHead, recordsOf, type IndexedRecord } from './pagedIndex.ts';
 
-/** Which of a shard's two index files. */
-export type Side = 0 | 1;
+/** Which of a shard's two index files; IN_SHARD: neither, the shard's own trailer (shardTrailer.ts). */
+export type Side = 0 | 1 | typeof IN_SHARD;
+export const IN_SHARD = 2;
 
-export const groupedIndexPath = (shardFile: string, side: Side) => shardFile.replace(/\.json$/, side === 0 ? '.a.index' : '.b.index');
+export const groupedIndexPath = (shardFile: string, side: 0 | 1) => shardFile.replace(/\.json$/, side === 0 ? '.a.index' : '.b.index');
 
 /** A group's line in an index file: bytes from the file's start, and how many records it lists. */
 export interface GroupLine {
@@ -38,41 +39,6 @@ interface GroupedHead {
   fields: readonly string[];
   seq: number;
   groups: [string, number, number, number][];
-}
-
-/**
- * Writes the index of the shard just written at `shardFile` with `generation` on `side`; answers
- * where each group's line is. `dropOld`: remove the shard's index of the layout before groups
- * (once a process is enough: no write of this layout makes one).
- */
-export async function writeGroupedIndex(
-  shardFile: string,
-  side: Side,
-  generation: string,
-  fields: readonly string[],
-  groups: readonly { key: string; rows: readonly IndexedRecord[] }[],
-  dropOld = true,
-): Promise<GroupLine[]> {
-  const stat = fs.statSync(shardFile);
-  let seq = 0;
-  let at = 0;
-  const lines: string[] = [];
-  const placed: [string, number, number, number][] = [];
-  for (const { key, rows } of groups) {
-    const line = JSON.stringify(rows.map((r) => [r.id, r.seq, r.at, r.len, presentOf(fields, r.keys)]));
-    const len = Buffer.byteLength(line);
-    for (const r of rows) seq = Math.max(seq, r.seq);
-    placed.push([key, at, len, rows.length]);
-    lines.push(line);
-    at += len + 1;
-  }
-  const head: GroupedHead = { version: 3, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, groups: placed };
-  const headText = JSON.stringify(head);
-  const body = Buffer.byteLength(headText) + 1;
-  await writeFileInPlace(groupedIndexPath(shardFile, side), `${headText}\n${lines.join('\n')}`);
-  // an index of the layout before groups is of no use to this shard any more
-  if (dropOld) await fs.promises.rm(indexPath(shardFile), { force: true });
-  return placed.map(([key, lineAt, len, count]) => ({ key, at: body + lineAt, len, count }));
 }
 
 /** The index of the shard at `shardFile` (open as `fd`) that describes it as it is now, reading the heads alone; null when neither does. */
@@ -106,7 +72,7 @@ export function describingGroupedIndex(
 }
 
 /** The records of a group's line, read from the index file on `side`; null when it cannot be read as one (the group is found in its shard instead). */
-export function readGroupLine(shardFile: string, side: Side, line: { at: number; len: number }, fields: readonly string[]): IndexedRecord[] | null {
+export function readGroupLine(shardFile: string, side: 0 | 1, line: { at: number; len: number }, fields: readonly string[]): IndexedRecord[] | null {
   try {
     const fd = fs.openSync(groupedIndexPath(shardFile, side), 'r');
     try {

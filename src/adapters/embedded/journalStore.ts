@@ -24,14 +24,14 @@ import { PagedFiles, ValueCache, cacheCost, readValues, type Location } from './
 import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
-import { describingIndex, holdsFew, indexPath, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
+import { describingIndex, holdsFew, readIndexedRecords, type DescribingIndex, type IndexedRecord } from './pagedIndex.ts';
+import { fileBytes, groupedTrailer, groupedTrailerOf, pagedTrailer, pagedTrailerOf, readTrailerRows, type TrailerIndex } from './shardTrailer.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
-import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 import { copyWith } from '../../domain/copyWith.ts';
 import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } from './collectionState.ts';
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
-import { describingGroupedIndex, writeGroupedIndex, type Side } from './groupedIndex.ts';
+import { describingGroupedIndex, IN_SHARD, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
 import { journalLines, lineIndexOf, readLineIndex, topLevelField, writeLineIndex } from './journalLines.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
@@ -229,14 +229,13 @@ export class JournalStore implements Store {
   private readonly groupSets: RecordGroups[] = [];
   private readonly loadAfterMs: number | null;
   private readonly loadSlice: number;
-  /** Per grouped collection's shard, which of its two index files its groups on disk are read from (groupedIndex.ts). */
-  private readonly sides = new Map<string, Side>();
   /**
-   * Per grouped collection, the names of its shards' indexes of the layout before groups, found by
-   * one look at its directory the first time a snapshot writes it: each is removed as its shard is
-   * written (writeGroupedIndex's dropOld), rather than an rm each shard each snapshot (issue 91).
+   * Per paged collection, its shards' saved indexes in files of their own (the layouts before the
+   * trailer: shard-N.index, shard-N.a.index, shard-N.b.index), found by one look at its directory
+   * the first time a snapshot writes it: each is removed once its shard is written with its
+   * trailer, rather than an rm each shard each snapshot (issue 91).
    */
-  private readonly oldIndexes = new Map<string, Set<string>>();
+  private readonly oldIndexes = new Map<string, Map<number, string[]>>();
   /** The collections' directories a snapshot made sure of: a mkdir a collection, not a shard (issue 91). */
   private readonly dirsMade = new Set<string>();
   /** The paged collections whose records are still to load after the start (loadCollection). */
@@ -475,7 +474,8 @@ export class JournalStore implements Store {
     load.unopened = [];
     const kept = this.paged[name]!;
     for (const { n, number, index } of load.indexed) {
-      const indexed = readIndexedRecords(index, kept);
+      const indexed =
+        'rows' in index ? readTrailerRows(this.files.descriptor(number), index.rows, kept, index.end, index.seq) : readIndexedRecords(index, kept);
       if (indexed) {
         // an id is shared too: another record keeps it (a checkpoint's id is its writes' cp_key, a run's id its run_id)
         for (const { id, seq, at, len, keys } of indexed) {
@@ -656,7 +656,10 @@ export class JournalStore implements Store {
     if (set.groups) {
       return number && this.openGroupedShard(name, n, set.groups, file, number, strings) ? null : this.readPagedShard(dir, name, n, load.records, strings);
     }
-    const index = number ? describingIndex(file, this.files.descriptor(number), this.paged[name]!, this.few[name]) : null;
+    // the shard's own trailer, else a saved index of the layout before it (a file of its own)
+    const fd = number ? this.files.descriptor(number) : 0;
+    const [kept, few] = [this.paged[name]!, this.few[name]];
+    const index = number ? (pagedTrailerOf(fileBytes(fd), kept, few) ?? describingIndex(file, fd, kept, few)) : null;
     if (!index) return this.readPagedShard(dir, name, n, load.records, strings);
     this.holdsFewIn(name, n, index.holding.length > 0);
     load.indexed.push({ n, number, index });
@@ -673,13 +676,15 @@ export class JournalStore implements Store {
    * the head lists a group another shard did or that is not this shard's (the shard is read).
    */
   private openGroupedShard(name: string, n: number, set: RecordGroups, file: string, number: number, strings: KeptStrings): boolean {
-    const index = describingGroupedIndex(file, this.files.descriptor(number), this.paged[name]!);
+    const fd = this.files.descriptor(number);
+    const trailer = groupedTrailerOf(fileBytes(fd), this.paged[name]!);
+    // the shard's own trailer, else a saved index of the layout before it (a file of its own, side a or b)
+    const index = trailer ? { ...trailer, side: IN_SHARD as Side } : describingGroupedIndex(file, fd, this.paged[name]!);
     const keys = index?.groups.map((group) => group.key) ?? [];
     if (!index || !keys.every((key) => shardOf(key, this.shardCount) === n) || !set.noneKnown(keys)) return false;
     // a group's key is its thread's id: one string for a thread's groups in the three collections
     // and its runs' thread_id, not four (~170 bytes a thread; issue 91)
     for (const line of index.groups) set.addOnDisk(line, number, index.side, strings.share(line.key));
-    this.sides.set(shardKey(name, n), index.side);
     this.seq = Math.max(this.seq, index.seq);
     privateFile(file);
     this.sizeOfShard(shardKey(name, n), index.size);
@@ -1134,8 +1139,8 @@ export class JournalStore implements Store {
 
   /**
    * Writes one shard of a paged collection from the values' bytes where they are (a journal
-   * line, the shard's last file), then locates its records in the new file. A record written
-   * meanwhile is in the new journal and stays located there.
+   * line, the shard's last file), its saved index as the file's trailer, then locates its
+   * records in the new file. A record written meanwhile is in the new journal and stays located there.
    */
   private async writePagedShard(name: string, state: CollectionState, shard: number, ids: string[]): Promise<number> {
     function* records(): Generator<[string, Kept]> {
@@ -1144,9 +1149,12 @@ export class JournalStore implements Store {
         if (entry) yield [id, entry]; // gone since: its delete is in the new journal
       }
     }
-    const { file, number, generation, added, bytes } = await this.writeShardText(name, shard, records());
     const kept = state.paging!.kept;
-    const indexed = added.map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) }));
+    let indexed: IndexedRecord[] = [];
+    const { file, number, added, bytes } = await this.writeShardText(name, shard, records(), (placed, end) => {
+      indexed = placed.map(([id, entry, place]) => this.rowOf(kept, id, entry, place));
+      return pagedTrailer(end, kept, indexed, this.few[name]);
+    });
     // the file just written holds these: store.json says so at the snapshot's end
     if (this.few[name]) {
       const holds = holdsFew(kept, this.few[name]);
@@ -1157,20 +1165,20 @@ export class JournalStore implements Store {
       );
     }
     for (const [id, entry, place] of added) if (sameVersion(state.records.get(id), entry)) state.relocate(id, entry, { file: number, ...place }, this.strings);
-    try {
-      await writePagedIndex(file, generation, kept, indexed, this.few[name]);
-    } catch (err) {
-      // the shard is written: without its index the next start reads it whole, that is all
-      this.log.warn('could not save the index of a snapshot shard; the next start reads the shard instead', { file, error: (err as Error).message });
-    }
+    await this.dropOldIndexes(name, shard, file);
     return bytes;
+  }
+
+  /** A record's row in its shard's saved index. */
+  private rowOf(kept: readonly string[], id: string, entry: Kept, place: Omit<Location, 'file'>): IndexedRecord {
+    return { id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) };
   }
 
   /**
    * Writes one shard of a grouped collection (recordGroups.ts), a group after the other, each
-   * as it is when its turn comes (a group not held is read from its line), then its index, one
-   * line a group; the groups unchanged meanwhile are read from there from now on, and may be
-   * let go.
+   * as it is when its turn comes (a group not held is read from its line), with its index as the
+   * file's trailer, one line a group; the groups unchanged meanwhile are read from there from
+   * now on, and may be let go.
    */
   private async writeGroupedShard(name: string, set: RecordGroups, shard: number, groups: Group[]): Promise<number> {
     const spans: { group: Group; version: number; state: CollectionState | null; from: number; to: number }[] = [];
@@ -1187,55 +1195,54 @@ export class JournalStore implements Store {
         spans.push(span);
       }
     }
-    const { file, number, generation, added, bytes } = await this.writeShardText(name, shard, records());
     const kept = set.paging.kept;
+    let lines: { at: number; len: number }[] = [];
+    const { file, number, added, bytes } = await this.writeShardText(name, shard, records(), (placed, end) => {
+      const trailer = groupedTrailer(
+        end,
+        kept,
+        spans.map((span) => ({
+          key: span.group.key,
+          rows: placed.slice(span.from, span.to).map(([id, entry, place]) => this.rowOf(kept, id, entry, place)),
+        })),
+      );
+      lines = trailer.lines;
+      return trailer.text;
+    });
     for (const span of spans) {
       const state = span.group.state;
       if (!state) continue;
       for (const [id, entry, place] of added.slice(span.from, span.to))
         if (state.records.get(id) === entry) state.relocate(id, entry, { file: number, ...place }, this.strings);
     }
-    const key = shardKey(name, shard);
-    // the index file the groups are read from now stays as it is: the other one is written
-    const side: Side = this.sides.get(key) === 0 ? 1 : 0;
-    const oldIndexes = this.oldIndexesOf(name, path.dirname(file));
-    const oldIndex = path.basename(indexPath(file));
-    try {
-      const lines = await writeGroupedIndex(
-        file,
-        side,
-        generation,
-        kept,
-        spans.map((span) => ({
-          key: span.group.key,
-          rows: added
-            .slice(span.from, span.to)
-            .map(([id, entry, place]) => ({ id, seq: entry.seq, ...place, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) })),
-        })),
-        oldIndexes.has(oldIndex),
-      );
-      oldIndexes.delete(oldIndex);
-      this.sides.set(key, side);
-      spans.forEach((span, i) => {
-        if (set.unchanged(span.group, span.version)) set.placed(span.group, number, side, lines[i]!);
-      });
-      set.trim();
-    } catch (err) {
-      // its groups stay where they were read from, and those changed since stay held until a snapshot writes the shard again with its index
-      this.dirty.add(key);
-      this.log.warn('could not save the index of a snapshot shard; the next snapshot writes the shard again', { file, error: (err as Error).message });
-    }
+    spans.forEach((span, i) => {
+      if (set.unchanged(span.group, span.version)) set.placed(span.group, number, IN_SHARD, lines[i]!);
+    });
+    set.trim();
+    // no group is read from a file of the layout before the trailer any more: each unchanged one is placed in the shard above, a changed one is held or set aside
+    await this.dropOldIndexes(name, shard, file);
     return bytes;
   }
 
-  /** The names of the indexes of the layout before groups in a grouped collection's directory (oldIndexes). */
-  private oldIndexesOf(name: string, dir: string): Set<string> {
+  /**
+   * Removes the saved indexes of the layouts before the trailer of the shard just written at
+   * `file` (oldIndexes); its directory is looked at once a process, and no write makes one again.
+   */
+  private async dropOldIndexes(name: string, shard: number, file: string): Promise<void> {
     let found = this.oldIndexes.get(name);
     if (!found) {
-      found = new Set(fs.readdirSync(dir).filter((entry) => /^shard-\d+\.index$/.test(entry)));
+      found = new Map();
+      for (const entry of fs.readdirSync(path.dirname(file))) {
+        const match = /^shard-(\d+)\.(?:[ab]\.)?index$/.exec(entry);
+        if (match) found.set(Number(match[1]), [...(found.get(Number(match[1])) ?? []), entry]);
+      }
       this.oldIndexes.set(name, found);
     }
-    return found;
+    const old = found.get(shard);
+    if (!old) return;
+    found.delete(shard);
+    // a cache, never the truth: one left behind is no longer used (its shard has a trailer now)
+    for (const entry of old) await fs.promises.rm(path.join(path.dirname(file), entry), { force: true }).catch(() => undefined);
   }
 
   /** A shard's directory, made the first time a snapshot writes into it. */
@@ -1245,15 +1252,19 @@ export class JournalStore implements Store {
     this.dirsMade.add(dir);
   }
 
-  /** Writes a paged shard's text from the values' bytes where they are, a chunk at a time (a shard of checkpoints is megabytes), and opens the new file. */
+  /**
+   * Writes a paged shard's text from the values' bytes where they are, a chunk at a time (a
+   * shard of checkpoints is megabytes), then its trailer (`trailerOf`: the records added, each
+   * with its place, and where the records end), and opens the new file.
+   */
   private async writeShardText(
     name: string,
     shard: number,
     records: Iterable<[string, Kept]>,
-  ): Promise<{ file: string; number: number; generation: string; added: [string, Kept, Omit<Location, 'file'>][]; bytes: number }> {
+    trailerOf: (placed: [string, Kept, Omit<Location, 'file'>][], end: number) => Buffer,
+  ): Promise<{ file: string; number: number; added: [string, Kept, Omit<Location, 'file'>][]; bytes: number }> {
     const text = startPagedShard();
     const added: [string, Kept][] = [];
-    const generation = randomBytes(16).toString('hex');
     const files = this.files;
     const appended = () => this.segmentNumber;
     // a value the cache holds, as the bytes of its own JSON (the same text the store wrote for it)
@@ -1279,6 +1290,7 @@ export class JournalStore implements Store {
       batch = [];
       batchBytes = 0;
     };
+    const placed = () => added.map(([id, entry], i): [string, Kept, Omit<Location, 'file'>] => [id, entry, text.placed[i]!]);
     async function* chunks(): AsyncGenerator<Buffer> {
       for (const record of records) {
         batch.push(record);
@@ -1291,14 +1303,14 @@ export class JournalStore implements Store {
       }
       addBatch();
       yield takePagedText(text);
-      yield endPagedShard(text, generation);
+      yield endPagedShard(text, (end) => trailerOf(placed(), end));
     }
     const file = shardPath(this.dataDir!, name, shard);
     this.makeDir(path.dirname(file));
     await this.io.writeFile(file, chunks(), this.fsyncEach);
     this.files.retire(file); // the file the name held before: its records move to the new one now
     const number = this.files.open(file);
-    return { file, number, generation, added: added.map(([id, entry], i) => [id, entry, text.placed[i]!]), bytes: text.bytes };
+    return { file, number, added: placed(), bytes: text.bytes };
   }
 
   /**
@@ -1622,7 +1634,7 @@ const FIELD_PREFIX = 1024;
 /** A paged collection's records to load after the start: those read at the start, the shards whose saved index describes them, then the journal's writes. */
 interface PagedLoad {
   records: Map<string, Kept>;
-  indexed: { n: number; number: number; index: DescribingIndex }[];
+  indexed: { n: number; number: number; index: DescribingIndex | TrailerIndex }[];
   /** The shards opened in the load, not at the start (openPagedShard): a grouped collection's, and those whose index heads list no few values, when store.json kept the seq. */
   unopened: number[];
   journal: Replayed[];

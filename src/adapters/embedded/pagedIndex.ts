@@ -1,7 +1,8 @@
-// The saved index of a paged shard (issue 91): written beside the shard with each snapshot
-// (collections/<name>/shard-N.index), it holds per record where its value is in the shard and
-// the fields memory keeps of it (pagedCollections.ts), so that a start locates every record
-// without reading the shard: a start then costs the number of records, not their bytes.
+// The saved index of a paged shard (issue 91) in the layout before the trailer (shardTrailer.ts),
+// a file beside the shard (collections/<name>/shard-N.index): no snapshot writes one any more; a
+// directory written before keeps it until its shard is written again, and a start reads it. It
+// holds per record where its value is in the shard and the fields memory keeps of it
+// (pagedCollections.ts), so that a start locates every record without reading the shard.
 //
 //   {"version":2,"generation":"…","size":N,"mtimeMs":M,"fields":[…],"seq":S,"few":{…},"holding":[…]}   the head, one line
 //   [[id, seq, at, len, {kept fields present}], …]                                                    the records
@@ -14,11 +15,8 @@
 //
 // It is a cache, never the truth: it is used only while it describes the shard as it is now
 // (the same generation at the shard's end, the same size and modification time, the same kept
-// fields); otherwise, or when it is missing or unreadable, the shard is read as before. So it is
-// written without fsync, in place (writeFileInPlace: only a start reads it, before any snapshot
-// writes its collection), and a failure to write it only costs the next start that reading.
+// fields); otherwise, or when it is missing or unreadable, the shard is read as before.
 import fs from 'node:fs';
-import { writeFileInPlace } from './dataDir.ts';
 import { generationOf } from './pagedShards.ts';
 
 export interface IndexedRecord {
@@ -60,25 +58,6 @@ const HEAD_CHUNK = 16 * 1024;
 const HEAD_LIMIT = 16 * 1024 * 1024;
 
 export const indexPath = (shardFile: string) => shardFile.replace(/\.json$/, '.index');
-
-/** Writes the index of the shard just written at `shardFile` with `generation`. */
-export async function writePagedIndex(
-  shardFile: string,
-  generation: string,
-  fields: readonly string[],
-  records: readonly IndexedRecord[],
-  few: FewValues = {},
-): Promise<void> {
-  const stat = fs.statSync(shardFile);
-  let seq = 0;
-  for (const r of records) seq = Math.max(seq, r.seq);
-  const row = (r: IndexedRecord) => [r.id, r.seq, r.at, r.len, presentOf(fields, r.keys)];
-  const holds = holdsFew(fields, few);
-  const holding = records.filter((r) => holds(r.keys)).map(row);
-  const head: IndexHead = { version: 2, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, few, holding };
-  const body = JSON.stringify(records.map(row));
-  await writeFileInPlace(indexPath(shardFile), `${JSON.stringify(head)}\n${body}`);
-}
 
 /**
  * The saved index of the shard at `shardFile` (open as `fd`) when its head describes the shard as

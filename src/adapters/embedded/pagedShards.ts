@@ -5,13 +5,14 @@
 //   {"records":{
 //   "<id>":[seq,<value>],
 //   "<id>":[seq,<value>]
-//   },"generation":"<32 hex digits>"}
+//   },"index":[…],"head":{…},"at":H}       its saved index, as a trailer (shardTrailer.ts)
 //
 // JSON.stringify writes no raw newline (one inside a string is escaped), so a line is a record.
-// The generation, new at each write, names this text: the shard's saved index (pagedIndex.ts)
-// holds it too, and is used only while they agree. Shards written before it end in `\n}}`.
+// Shards written before the trailer end in `\n},"generation":"<32 hex digits>"}` (the generation
+// named the text for its saved index in a file of its own, pagedIndex.ts), or in `\n}}`.
 import fs from 'node:fs';
 import type { Location } from './pagedValues.ts';
+import { trailerEnd } from './shardTrailer.ts';
 
 export const PAGED_SHARD_HEAD = Buffer.from('{"records":{\n');
 const TAIL = Buffer.from('\n}}');
@@ -54,9 +55,9 @@ export function takePagedText(text: PagedShardText): Buffer {
   return taken;
 }
 
-/** The shard's last bytes, with its generation (counted in `text.bytes`). */
-export function endPagedShard(text: PagedShardText, generation: string): Buffer {
-  const end = Buffer.from(`\n},"generation":"${generation}"}`);
+/** The shard's last bytes, its trailer made by `trailerAt` for records that end at the byte given (counted in `text.bytes`). */
+export function endPagedShard(text: PagedShardText, trailerAt: (end: number) => Buffer): Buffer {
+  const end = trailerAt(text.bytes);
   text.bytes += end.length;
   return end;
 }
@@ -68,7 +69,7 @@ function endingOf(tail: Buffer): { bytes: number; generation: string | null } | 
   return match ? { bytes: match[0].length, generation: match[1] ?? null } : null;
 }
 
-/** The generation a shard file ends with (read from its last bytes); null when it has none. */
+/** The generation a shard file of the layout before trailers ends with (read from its last bytes); null when it has none. */
 export function generationOf(fd: number, size: number): string | null {
   const length = Math.min(size, ENDING_BYTES);
   const tail = Buffer.alloc(length);
@@ -92,8 +93,8 @@ export function pagedRecords(buffer: Buffer): PagedRecord[] | null {
   if (buffer.length < PAGED_SHARD_HEAD.length + TAIL.length) return null;
   if (!buffer.subarray(0, PAGED_SHARD_HEAD.length).equals(PAGED_SHARD_HEAD)) return null;
   const ending = endingOf(buffer.subarray(Math.max(PAGED_SHARD_HEAD.length, buffer.length - ENDING_BYTES)));
-  if (!ending) return null;
-  const end = buffer.length - ending.bytes;
+  const end = ending ? buffer.length - ending.bytes : trailerEnd(buffer);
+  if (end === null || end < PAGED_SHARD_HEAD.length || buffer[end] !== 0x0a || buffer[end + 1] !== 0x7d) return null;
   const out: PagedRecord[] = [];
   for (let start = PAGED_SHARD_HEAD.length; start < end;) {
     let nl = buffer.indexOf(0x0a, start);

@@ -1,6 +1,6 @@
 // A grouped collection's records in memory (issue 91; pagedCollections.ts GROUPED_COLLECTIONS):
 // a thread's checkpoints, writes or channel values are one group, in one snapshot shard
-// (shardOf its key), listed on one line of the shard's saved index (groupedIndex.ts). Memory
+// (shardOf its key), listed on one line of the shard's saved index (its trailer, shardTrailer.ts). Memory
 // keeps per group where that line is and how many records it lists; a group in use is held
 // whole (a CollectionState of its own: entries, order, indexes), and let go again once it is
 // on disk as it is and more records are held than the budget, the least recently used first.
@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import { CollectionState, keptKeys, type Kept, type Paging } from './collectionState.ts';
 import { groupOf } from './pagedCollections.ts';
 import { pagedRecords } from './pagedShards.ts';
-import { readGroupLine, type Side } from './groupedIndex.ts';
+import { IN_SHARD, readGroupLine, type Side } from './groupedIndex.ts';
+import { readTrailerLine } from './shardTrailer.ts';
 import { LoadStrings } from './keptStrings.ts';
 import { filesOf, setAside, takeBack } from './setAside.ts';
 import type { IndexedRecord } from './pagedIndex.ts';
@@ -281,10 +282,11 @@ export class RecordGroups implements RecordSet {
   private lineOf(group: Group): IndexedRecord[] {
     if (!group.file) return [];
     const shardFile = this.where.shardFileOf(group.key);
-    const rows = readGroupLine(shardFile, group.side, group, this.paging.kept);
-    if (rows) return rows;
     const files = this.paging.files;
     const fd = files.descriptor(group.file);
+    // its line: in the shard file's trailer, or in an index file of the layout before it
+    const rows = group.side === IN_SHARD ? readTrailerLine(fd, group, this.paging.kept) : readGroupLine(shardFile, group.side, group, this.paging.kept);
+    if (rows) return rows;
     const size = fs.fstatSync(fd).size;
     const buffer = Buffer.allocUnsafe(size);
     for (let done = 0; done < size;) {

@@ -169,12 +169,12 @@ test('a damaged grouped shard no saved index describes fails its collection, wit
   await assert.rejects(open(dir), new RegExp(`checkpoint_writes/${victim.replace('.', '\\.')}`));
 });
 
-/** The grouped index files (shard-N.a.index, .b.index) opened while `opening` runs. */
+/** The grouped collection's shard files (their trailers hold the index heads) and index files of the layout before (shard-N.a.index, .b.index) opened while `opening` runs. */
 async function indexesOpenedWhile<T>(opening: () => Promise<T>): Promise<{ value: T; opened: string[] }> {
   const original = fs.openSync;
   const opened: string[] = [];
   (fs as { openSync: typeof fs.openSync }).openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
-    if (typeof file === 'string' && /\.[ab]\.index$/.test(file)) opened.push(path.basename(file));
+    if (typeof file === 'string' && /checkpoint_writes\/shard-\d+\.(json|[ab]\.index)$/.test(file)) opened.push(path.basename(file));
     return (original as (...args: unknown[]) => number)(file, ...rest);
   }) as typeof fs.openSync;
   try {

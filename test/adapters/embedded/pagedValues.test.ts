@@ -8,11 +8,14 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore, type JournalStoreOptions, type StoreIo } from '../../../src/adapters/embedded/journalStore.ts';
-import { SHARD_TEXT_CHUNK, readDataDir, shardPath, writeFileAtomic } from '../../../src/adapters/embedded/dataDir.ts';
-import { PAGED_SHARD_HEAD } from '../../../src/adapters/embedded/pagedShards.ts';
+import { SHARD_TEXT_CHUNK, atomicTmpOf, readDataDir, shardPath, writeFileAtomic } from '../../../src/adapters/embedded/dataDir.ts';
+import { StoreDamagedError } from '../../../src/shared/storeErrors.ts';
+import { PAGED_SHARD_HEAD, pagedRecords } from '../../../src/adapters/embedded/pagedShards.ts';
+import { bufferBytes, groupedTrailerOf, pagedTrailerOf } from '../../../src/adapters/embedded/shardTrailer.ts';
 import { indexPath } from '../../../src/adapters/embedded/pagedIndex.ts';
 import { PagedFiles, ValueCache, readValues } from '../../../src/adapters/embedded/pagedValues.ts';
 import { tempDir } from '../../support/server.ts';
+import { toOldLayout } from '../../support/oldShardLayout.ts';
 
 interface Checkpoint {
   thread_id: string;
@@ -314,22 +317,42 @@ test('a paged collection refuses an index on a field its records do not keep', a
   }
 });
 
-test('a start locates paged records from the saved indexes without reading the shards, and reads a shard whose index does not describe it', async () => {
+/** The names of the shard files read whole (readFileSync) until `restore`. */
+function shardReads() {
+  const original = fs.readFileSync;
+  const read: string[] = [];
+  (fs as { readFileSync: typeof fs.readFileSync }).readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+    if (typeof file === 'string' && /shard-\d+\.json$/.test(file)) read.push(path.basename(file));
+    return (original as (...args: unknown[]) => unknown)(file, ...rest);
+  }) as typeof fs.readFileSync;
+  return { read, restore: () => ((fs as { readFileSync: typeof fs.readFileSync }).readFileSync = original) };
+}
+
+/** The shard files read whole while `dir` is opened and every record read; closed after. */
+async function shardsReadOpening(dir: string): Promise<string[]> {
+  const spy = shardReads();
+  try {
+    const { store, cps } = await open(dir);
+    try {
+      await assertAll(cps, 120);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    spy.restore();
+  }
+  return spy.read;
+}
+
+test("a start locates paged records from each shard's trailer without reading the shards; a directory of the layout before (an index file a shard) too, and a shard its index does not describe is read", async () => {
   const dir = tempDir('paged-');
   let { store, cps } = await open(dir);
   for (let i = 0; i < 120; i += 1) await cps.put(`c${i}`, checkpoint(i));
   await store.flush();
   await store.close();
-  for (let n = 0; n < 4; n += 1) assert.ok(fs.existsSync(indexPath(shardPath(dir, 'cps', n))), `shard ${n} has its index`);
-  const shardReads = () => {
-    const original = fs.readFileSync;
-    const read: string[] = [];
-    (fs as { readFileSync: typeof fs.readFileSync }).readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-      if (typeof file === 'string' && /shard-\d+\.json$/.test(file)) read.push(path.basename(file));
-      return (original as (...args: unknown[]) => unknown)(file, ...rest);
-    }) as typeof fs.readFileSync;
-    return { read, restore: () => ((fs as { readFileSync: typeof fs.readFileSync }).readFileSync = original) };
-  };
+  const shards = path.join(dir, 'collections', 'cps');
+  assert.deepEqual(fs.readdirSync(shards).sort(), ['shard-0.json', 'shard-1.json', 'shard-2.json', 'shard-3.json'], 'one file a shard');
+  for (let n = 0; n < 4; n += 1) assert.ok(JSON.parse(fs.readFileSync(shardPath(dir, 'cps', n), 'utf8')).head, `shard ${n} has its trailer`);
   let spy = shardReads();
   try {
     ({ store, cps } = await open(dir));
@@ -339,6 +362,10 @@ test('a start locates paged records from the saved indexes without reading the s
   assert.deepEqual(spy.read, [], 'no shard is read on start');
   await assertAll(cps, 120);
   await store.close();
+
+  // the layout before: every shard's index in a file of its own, read as before
+  toOldLayout(dir);
+  assert.deepEqual(await shardsReadOpening(dir), [], 'no shard of the layout before is read: its index describes it');
 
   // an index that is not the shard's (another shard's, one left from an earlier write): the shard is read,
   // in its collection's load (a collection whose indexes list no few values opens its shards there)
@@ -355,45 +382,78 @@ test('a start locates paged records from the saved indexes without reading the s
   assert.deepEqual(spy.read.sort(), ['shard-1.json', 'shard-2.json', 'shard-3.json']);
   try {
     await assertAll(cps, 120);
-    await store.flush(); // the snapshot gives them their indexes again
+    await store.flush(); // the snapshot gives the shards read their trailers, and removes their index files
   } finally {
     await store.close();
   }
-  spy = shardReads();
-  try {
-    ({ store, cps } = await open(dir));
-    await assertAll(cps, 120);
-  } finally {
-    spy.restore();
-    await store.close();
-  }
-  assert.deepEqual(spy.read, []);
+  assert.deepEqual(
+    fs.readdirSync(shards).sort(),
+    ['shard-0.index', 'shard-0.json', 'shard-1.json', 'shard-2.json', 'shard-3.json'],
+    'the index files of the shards written removed; shard 0, not written, keeps its own',
+  );
+  assert.deepEqual(await shardsReadOpening(dir), []);
 });
 
-test('a saved index is written in place, and one cut short anywhere (a kill -9 or a full disk during its write) is not used: the shard is read, every answer the same', async () => {
+test("a shard's trailer cut at any point is never read as an index, and a snapshot cut at any point (its file's temporary copy) loses no write", async () => {
   const dir = tempDir('paged-');
+  const small = (i: number): Checkpoint => ({ ...checkpoint(i), blob: `b${i}` });
   let { store, cps } = await open(dir, { shards: 1 });
-  const index = indexPath(shardPath(dir, 'cps', 0));
+  const answers = async (c: typeof cps) => [await c.count(), await c.list(), await c.list({ where: { thread_id: 't3' } })];
+  let expected: unknown[] = [];
+  let killed = '';
   try {
-    for (let i = 0; i < 40; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    for (let i = 0; i < 6; i += 1) await cps.put(`c${i}`, small(i));
     await store.flush();
-    const inode = fs.statSync(index).ino;
-    for (let i = 40; i < 60; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    for (let i = 6; i < 9; i += 1) await cps.put(`c${i}`, small(i));
+    // kill -9 here: the snapshot below not yet begun
+    killed = tempDir('paged-killed-');
+    fs.cpSync(dir, killed, { recursive: true });
+    fs.rmSync(path.join(killed, 'LOCK'));
     await store.flush();
-    assert.equal(fs.statSync(index).ino, inode, 'the same file: no new inode a snapshot');
+    expected = await answers(cps);
   } finally {
     await store.close();
   }
-  const whole = fs.readFileSync(index);
-  const head = whole.indexOf(0x0a) + 1;
-  for (const cut of [0, head - 1, head, head + 2, Math.floor((head + whole.length) / 2), whole.length - 1]) {
-    // each cut on the directory as the snapshot left it (a start may write the shard again)
+  const whole = fs.readFileSync(shardPath(dir, 'cps', 0));
+  const end = (JSON.parse(whole.toString('utf8')) as { head: { end: number } }).head.end;
+  const fields = PAGED.cps;
+  // every cut of the file: no trailer read from it, and its records either all read or none
+  assert.equal(pagedRecords(whole)?.length, 9);
+  assert.ok(pagedTrailerOf(bufferBytes(whole), fields), 'the whole file read');
+  for (let cut = 0; cut < whole.length; cut += 1) {
+    const bytes = bufferBytes(whole.subarray(0, cut));
+    assert.equal(pagedTrailerOf(bytes, fields), null, `cut at ${cut} of ${whole.length}: a trailer read`);
+    assert.equal(groupedTrailerOf(bytes, fields), null, `cut at ${cut}: a grouped trailer read`);
+    assert.equal(pagedRecords(whole.subarray(0, cut)), null, `cut at ${cut}: records read from a cut shard`);
+  }
+  // the store on a shard cut at its name (not a snapshot's doing: written under a temporary name,
+  // then renamed): the damage named, never other answers
+  for (const cut of [end, end + 2, Math.floor((end + whole.length) / 2), whole.length - 1]) {
     const copy = tempDir('paged-cut-');
     fs.cpSync(dir, copy, { recursive: true });
-    fs.writeFileSync(indexPath(shardPath(copy, 'cps', 0)), whole.subarray(0, cut));
+    fs.writeFileSync(shardPath(copy, 'cps', 0), whole.subarray(0, cut));
+    await assert.rejects(
+      async () => {
+        ({ store, cps } = await open(copy, { shards: 1 }));
+        try {
+          await answers(cps);
+        } finally {
+          await store.close();
+        }
+      },
+      StoreDamagedError,
+      `cut at ${cut}`,
+    );
+  }
+  // a kill -9 during the snapshot: the new shard's temporary file cut short beside the shard
+  // before, the journal since kept: every write answers
+  for (const cut of [0, 1, end - 1, end, end + 1, whole.length - 1, whole.length]) {
+    const copy = tempDir('paged-snapshot-cut-');
+    fs.cpSync(killed, copy, { recursive: true });
+    fs.writeFileSync(atomicTmpOf(shardPath(copy, 'cps', 0)), whole.subarray(0, cut));
     ({ store, cps } = await open(copy, { shards: 1 }));
     try {
-      await assertAll(cps, 60);
+      assert.deepEqual(await answers(cps), expected, `temporary file cut at ${cut} of ${whole.length}`);
     } finally {
       await store.close();
     }

@@ -1,6 +1,7 @@
 // A grouped collection's records (issue 91: checkpoints, their writes and channel values) are
 // held in memory a thread at a time: once a snapshot has them on disk, memory keeps one entry per
-// thread, and a thread's records are read back from its shard's saved index when it is used.
+// thread, and a thread's records are read back from its shard's saved index (the shard file's
+// trailer) when it is used.
 // Every answer is the same whether a thread is held or not, after a restart, a kill -9, a lost
 // or damaged index, and on a directory written before records were grouped.
 import { mock, test } from 'node:test';
@@ -12,6 +13,9 @@ import { openJournalStore, type JournalStoreOptions } from '../../../src/adapter
 import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { tempDir } from '../../support/server.ts';
 import { liveHeapUsed } from '../../support/liveHeap.ts';
+import { toOldLayout } from '../../support/oldShardLayout.ts';
+import { bufferBytes, groupedTrailerOf } from '../../../src/adapters/embedded/shardTrailer.ts';
+import { StoreDamagedError } from '../../../src/shared/storeErrors.ts';
 
 interface Write {
   thread_id: string;
@@ -172,7 +176,7 @@ test('every answer is the same with the threads held, let go, restarted and afte
   }
 });
 
-test('a lost or damaged saved index, or a directory from before groups, reads the shards instead and answers the same', async () => {
+test('a lost or damaged saved index, a directory of the layout before the trailer, or one from before groups, reads the shards instead and answers the same', async () => {
   const dir = tempDir('groups-index-');
   // before groups: the same records, each in the shard of its id
   const ungrouped = await open(dir, { grouped: {} });
@@ -181,24 +185,45 @@ test('a lost or damaged saved index, or a directory from before groups, reads th
   await ungrouped.store.close();
   const shards = path.join(dir, 'collections', 'checkpoint_writes');
   const indexes = () => fs.readdirSync(shards).filter((f) => f.endsWith('.index'));
-  assert.ok(indexes().every((f) => /^shard-\d+\.index$/.test(f)));
+  const shardFiles = () => fs.readdirSync(shards).filter((f) => f.endsWith('.json'));
+  assert.deepEqual(indexes(), [], 'one file a shard, its index its trailer');
 
   const grouped = await open(dir);
   assert.deepEqual(await answers(grouped.writes, 10), expected, 'from shards written before groups');
   await grouped.store.close();
-  // a grouped index (side a, or b as well where the stop stopped the start's snapshot and wrote the shard again)
-  assert.ok(indexes().length > 0 && indexes().every((f) => /^shard-\d+\.[ab]\.index$/.test(f)), indexes().join(' '));
-  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'from the saved indexes');
+  // grouped trailers: a line a group
+  for (const f of shardFiles()) assert.ok(JSON.parse(fs.readFileSync(path.join(shards, f), 'utf8')).head.groups, `${f}: its groups' lines`);
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'from the trailers');
 
-  // a group's line damaged: its records are found in the shard
-  for (const f of indexes()) {
-    const file = path.join(shards, f);
-    const text = fs.readFileSync(file, 'utf8');
-    fs.writeFileSync(file, text.replace(/\n\[\[/g, '\n[{'));
-  }
-  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with each line damaged');
+  // a group's line damaged: its records are found among the shard's
+  const damage = (files: string[], from: string, to: string) => {
+    for (const f of files) {
+      const file = path.join(shards, f);
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll(from, to));
+    }
+  };
+  damage(shardFiles(), '\n[[', '\n[{');
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with each line of the trailers damaged');
+  damage(shardFiles(), '\n[{', '\n[[');
+
+  // the layout before the trailer: the shard's index a file of its own (side a)
+  while (opened.length) await opened.pop()!.store.close();
+  toOldLayout(dir);
+  assert.ok(indexes().length > 0 && indexes().every((f) => /^shard-\d+\.a\.index$/.test(f)), indexes().join(' '));
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'from the index files of the layout before');
+  while (opened.length) await opened.pop()!.store.close();
+  damage(indexes(), '\n[[', '\n[{');
+  assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with each line of the index files damaged');
+  while (opened.length) await opened.pop()!.store.close();
   for (const f of indexes()) fs.rmSync(path.join(shards, f));
   assert.deepEqual(await answers((await reopened(dir)).writes, 10), expected, 'with no saved index');
+  // written again: trailers, the index files of the layout before gone
+  const again = await reopened(dir);
+  for (let t = 0; t < 10; t += 1) await again.writes.put(writeId(t, 9, 9), write(t, 9, 9));
+  await again.store.flush();
+  while (opened.length) await opened.pop()!.store.close();
+  assert.deepEqual(indexes(), []);
+  assert.equal((await answers((await reopened(dir)).writes, 10)).length, expected.length);
 });
 
 test("a snapshot makes a collection's directory once, and removes an index of the layout before groups once, not a call a shard each snapshot (issue 91)", async () => {
@@ -244,33 +269,34 @@ test("a snapshot makes a collection's directory once, and removes an index of th
   }
 });
 
-test("a grouped shard's index files are written in place, and the one cut short anywhere (a kill -9 or a full disk during its write) is not used: every answer the same", async () => {
-  const dir = tempDir('groups-in-place-');
-  const sides = ['a', 'b'].map((side) => path.join(dir, 'collections', 'checkpoint_writes', `shard-0.${side}.index`));
+test('a grouped shard and its index are one file; its trailer cut at any point is never read as an index: every answer the same, or the damage named', async () => {
+  const dir = tempDir('groups-trailer-');
+  const shard = path.join(dir, 'collections', 'checkpoint_writes', 'shard-0.json');
   let expected: unknown[] = [];
   const first = await open(dir, { shards: 1 });
   try {
-    const inodes: number[] = [];
-    for (let c = 0; c < 3; c += 1) {
-      for (let t = 0; t < 6; t += 1) for (let w = 0; w < 2; w += 1) await first.writes.put(writeId(t, c, w), write(t, c, w));
+    for (let c = 0; c < 2; c += 1) {
+      for (let t = 0; t < 3; t += 1) await first.writes.put(writeId(t, c, 0), write(t, c, 0, `b${c}`));
       await first.store.flush();
-      inodes.push(fs.statSync(sides[c % 2]!).ino);
     }
-    assert.equal(inodes[2], inodes[0], 'side a again: the same file, no new inode');
-    expected = await answers(first.writes, 6);
+    expected = await answers(first.writes, 3);
   } finally {
     await first.store.close();
   }
-  // the last snapshot wrote side a; the stop wrote nothing more (no write since)
-  const whole = fs.readFileSync(sides[0]!);
-  const head = whole.indexOf(0x0a) + 1;
-  for (const cut of [0, head - 1, head, head + 2, Math.floor((head + whole.length) / 2), whole.length - 1]) {
-    // each cut on the directory as the snapshot left it (a start may write the shard again)
+  assert.deepEqual(fs.readdirSync(path.dirname(shard)), ['shard-0.json'], 'no index file beside the shard');
+  const whole = fs.readFileSync(shard);
+  const head = (JSON.parse(whole.toString('utf8')) as { head: { end: number; groups: unknown[] } }).head;
+  assert.equal(head.groups.length, 3, 'a line a thread');
+  assert.ok(groupedTrailerOf(bufferBytes(whole), KEPT.checkpoint_writes), 'the whole file read');
+  for (let cut = 0; cut < whole.length; cut += 1)
+    assert.equal(groupedTrailerOf(bufferBytes(whole.subarray(0, cut)), KEPT.checkpoint_writes), null, `cut at ${cut} of ${whole.length}: a trailer read`);
+  for (const cut of [head.end, head.end + 2, Math.floor((head.end + whole.length) / 2), whole.length - 1]) {
     const copy = tempDir('groups-cut-');
     fs.cpSync(dir, copy, { recursive: true });
-    fs.writeFileSync(path.join(copy, path.relative(dir, sides[0]!)), whole.subarray(0, cut));
-    assert.deepEqual(await answers((await reopened(copy, { shards: 1 })).writes, 6), expected, `side a cut at ${cut} of ${whole.length}`);
+    fs.writeFileSync(path.join(copy, path.relative(dir, shard)), whole.subarray(0, cut));
+    await assert.rejects(async () => answers((await reopened(copy, { shards: 1 })).writes, 3), StoreDamagedError, `cut at ${cut}`);
   }
+  assert.deepEqual(await answers((await reopened(dir, { shards: 1 })).writes, 3), expected, 'the whole file');
 });
 
 const opened: Awaited<ReturnType<typeof open>>[] = [];
