@@ -17,15 +17,18 @@ import { tempDir, type InProcessApp } from '../support/server.ts';
 /** A start that takes this long after the store opened: its graphs loading on a loaded machine. */
 const SLOW_START_MS = 2_500;
 
-/** The saved indexes of paged shards read whole from now on (the history's load reads them). */
+/**
+ * The paged shards opened from now on (the history's load opens them to read their saved
+ * indexes, the files' trailers; a start after a clean stop with no run pending opens none).
+ */
 function indexReads(): { read: string[]; restore(): void } {
-  const original = fs.readFileSync;
+  const original = fs.openSync;
   const read: string[] = [];
-  (fs as { readFileSync: typeof fs.readFileSync }).readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-    if (typeof file === 'string' && /shard-\d+\.(a\.|b\.)?index$/.test(file)) read.push(path.basename(file));
-    return (original as (...args: unknown[]) => unknown)(file, ...rest);
-  }) as typeof fs.readFileSync;
-  return { read, restore: () => ((fs as { readFileSync: typeof fs.readFileSync }).readFileSync = original) };
+  (fs as { openSync: typeof fs.openSync }).openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
+    if (typeof file === 'string' && /shard-\d+\.json$/.test(file)) read.push(path.basename(file));
+    return (original as (...args: unknown[]) => number)(file, ...rest);
+  }) as typeof fs.openSync;
+  return { read, restore: () => ((fs as { openSync: typeof fs.openSync }).openSync = original) };
 }
 
 test("a server begins loading its history's records once it serves, not inside a slow start (issue 91)", async () => {
