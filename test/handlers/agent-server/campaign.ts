@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { InProcessApp } from '../../support/server.ts';
-import { readDocument } from '../../conformance/lib/contract.ts';
+import { readDocument, resolve } from '../../conformance/lib/contract.ts';
 import { schemaArbitrary } from '../../conformance/lib/schemaArbitrary.ts';
 
 const SPEC = readDocument('agent-server');
@@ -19,13 +19,21 @@ const SPEC = readDocument('agent-server');
  * URL, a delay past the join's wait), with `odd` over it: the shapes the schema leaves open.
  */
 function specBody(name: string, odd: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  const fromSpec = schemaArbitrary(SPEC, { $ref: `#/components/schemas/${name}` }, { useExamples: true, maxDepth: 3 });
+  // those fields are left out of the schema, not generated and then deleted: the webhook is the
+  // spec's only `format: uri`, and building fast-check's webUrl costs ~1.5 CPU-s a process
+  const schema = resolve(SPEC, { $ref: `#/components/schemas/${name}` });
+  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => !AWAY.includes(key)));
+  const required = (schema.required ?? []).filter((key: string) => !AWAY.includes(key));
+  const fromSpec = schemaArbitrary(SPEC, { ...schema, properties, required }, { useExamples: true, maxDepth: 3 });
   return fc.tuple(fromSpec, odd).map(([generated, over]) => {
     const body = { ...(generated as Record<string, unknown>), ...over };
-    for (const away of ['webhook', 'after_seconds', 'on_completion', 'if_not_exists', 'ttl']) delete body[away];
+    for (const away of AWAY) delete body[away];
     return body;
   });
 }
+
+/** A body's fields that would reach outside the campaign or outlast it. */
+const AWAY = ['webhook', 'after_seconds', 'on_completion', 'if_not_exists', 'ttl'];
 
 /** Strings a client may send: ordinary, Unicode, text no store keeps (refused at the door), huge. */
 const text: fc.Arbitrary<string> = fc.oneof(
