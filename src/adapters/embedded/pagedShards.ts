@@ -97,9 +97,9 @@ export function pagedRecords(buffer: Buffer): PagedRecord[] | null {
   if (end === null || end < PAGED_SHARD_HEAD.length || buffer[end] !== 0x0a || buffer[end + 1] !== 0x7d) return null;
   const out: PagedRecord[] = [];
   for (let start = PAGED_SHARD_HEAD.length; start < end;) {
-    let nl = buffer.indexOf(0x0a, start);
+    let nl: number = buffer.indexOf(0x0a, start);
     if (nl < 0 || nl > end) nl = end;
-    const last = nl === end;
+    const last: boolean = nl === end;
     const stop = last ? nl : nl - 1; // the comma between two records
     if (!last && buffer[stop] !== 0x2c) return null;
     const record = parseLine(buffer, start, stop);
