@@ -122,6 +122,8 @@ const openFile = (file: string, flags: string, mode: number) =>
   new Promise<number>((resolve, reject) => fs.open(file, flags, mode, (err, fd) => (err ? reject(err) : resolve(fd))));
 const writeTo = (fd: number, buffer: Buffer, offset: number) =>
   new Promise<number>((resolve, reject) => fs.write(fd, buffer, offset, buffer.length - offset, null, (err, n) => (err ? reject(err) : resolve(n))));
+const writevTo = (fd: number, buffers: Buffer[]) =>
+  new Promise<number>((resolve, reject) => fs.writev(fd, buffers, null, (err, n) => (err ? reject(err) : resolve(n))));
 const done = (resolve: () => void, reject: (err: Error) => void) => (err: Error | null) => (err ? reject(err) : resolve());
 const syncFile = (fd: number) => new Promise<void>((resolve, reject) => fs.fsync(fd, done(resolve, reject)));
 const closeFile = (fd: number) => new Promise<void>((resolve, reject) => fs.close(fd, done(resolve, reject)));
@@ -132,6 +134,21 @@ const unlinkFile = (file: string) => new Promise<void>((resolve, reject) => fs.u
 async function writeWhole(fd: number, buffer: Buffer): Promise<void> {
   for (let at = 0; at < buffer.length;) at += await writeTo(fd, buffer, at);
 }
+
+/** `buffers` onto `fd` where it stands, one after the other, whole: one writev, not a copy of them into one buffer first. */
+async function writeAll(fd: number, buffers: readonly Buffer[]): Promise<void> {
+  let rest = buffers.filter((buffer) => buffer.length > 0);
+  while (rest.length > 0) {
+    let written = await writevTo(fd, rest);
+    let i = 0;
+    for (; i < rest.length && written >= rest[i]!.length; i += 1) written -= rest[i]!.length;
+    rest = rest.slice(i);
+    if (written > 0) rest[0] = rest[0]!.subarray(written);
+  }
+}
+
+/** What a file is written from: its text, its bytes, or chunks as they are made (each a buffer, or buffers to write one after the other). */
+export type FileData = string | Buffer | AsyncIterable<Buffer | readonly Buffer[]>;
 
 /**
  * Creates `file` afresh, private: a leftover (a write a crash cut short) keeps its old mode, so it
@@ -167,14 +184,14 @@ export const atomicTmpOf = (file: string) => path.join(path.dirname(file), `.${p
  * fs.promises' FileHandle and `rm` (rimraf, an lstat before the unlink) cost its main thread
  * more (issue 91).
  */
-export async function writeFileAtomic(file: string, data: string | Buffer | AsyncIterable<Buffer>, sync: boolean): Promise<void> {
+export async function writeFileAtomic(file: string, data: FileData, sync: boolean): Promise<void> {
   const tmp = atomicTmpOf(file);
   try {
     const fd = await openNew(tmp);
     try {
       if (typeof data === 'string') await writeWhole(fd, Buffer.from(data));
       else if (Buffer.isBuffer(data)) await writeWhole(fd, data);
-      else for await (const chunk of data) await writeWhole(fd, chunk);
+      else for await (const chunk of data) await (Buffer.isBuffer(chunk) ? writeWhole(fd, chunk) : writeAll(fd, chunk));
       if (sync) await syncFile(fd);
     } finally {
       await closeFile(fd);

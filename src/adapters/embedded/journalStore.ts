@@ -58,6 +58,7 @@ import {
   shardPath,
   writeFileAtomic,
   writeFileAtomicSync,
+  type FileData,
   atomicTmpOf,
   type FewShards,
   type JournalOp,
@@ -95,7 +96,7 @@ export interface StoreIo {
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
   /** Writes a snapshot file whole or not at all; chunks given one after another are written as they come. */
-  writeFile(file: string, data: string | Buffer | AsyncIterable<Buffer>, sync: boolean): Promise<void>;
+  writeFile(file: string, data: FileData, sync: boolean): Promise<void>;
 }
 
 // looked up on each call, so a test's fs shim (or a preloaded one) is seen
@@ -1291,7 +1292,7 @@ export class JournalStore implements Store {
       batchBytes = 0;
     };
     const placed = () => added.map(([id, entry], i): [string, Kept, Omit<Location, 'file'>] => [id, entry, text.placed[i]!]);
-    async function* chunks(): AsyncGenerator<Buffer> {
+    async function* chunks(): AsyncGenerator<Buffer | Buffer[]> {
       for (const record of records) {
         batch.push(record);
         batchBytes += record[1].file ? placeOf(record[1]).len : 0;

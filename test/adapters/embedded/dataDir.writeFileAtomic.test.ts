@@ -35,6 +35,28 @@ test('chunks, a buffer and a string are written whole, private, fsynced or not',
   assert.deepEqual(fs.readdirSync(dir), ['shard-1.json']);
 });
 
+test('chunks given as buffers to write one after the other are written whole, in order, however little each writev takes', async (t) => {
+  const dir = tempDir(t);
+  const file = path.join(dir, 'shard-3.json');
+  // each writev takes at most 5 bytes: the rest is written by the next, from where it stopped
+  const real = fs.writev;
+  const writevs = mock.method(fs, 'writev', (fd: number, buffers: Buffer[], position: null, cb: (err: Error | null, n: number) => void) =>
+    real(fd, [Buffer.concat(buffers).subarray(0, 5)], position, cb),
+  );
+  try {
+    async function* chunks() {
+      yield [Buffer.from('{"a":'), Buffer.alloc(0), Buffer.from('"é1"'), Buffer.from(',')];
+      yield Buffer.from('"b":2');
+      yield [Buffer.from('}')];
+    }
+    await writeFileAtomic(file, chunks(), false);
+  } finally {
+    writevs.mock.restore();
+  }
+  assert.equal(fs.readFileSync(file, 'utf8'), '{"a":"é1","b":2}');
+  assert.ok(writevs.mock.callCount() >= 3, `${writevs.mock.callCount()} writevs`);
+});
+
 test('a leftover temporary file (another mode, longer) is started afresh', async (t) => {
   const dir = tempDir(t);
   const file = path.join(dir, 'shard-2.json');

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore, type JournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import type { FileData } from '../../../src/adapters/embedded/dataDir.ts';
 import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { tempDir } from '../../support/server.ts';
 
@@ -197,7 +198,7 @@ test('a stop during a background snapshot stops it before its next shard; the jo
     fsyncSync: (fd: number) => fs.fsyncSync(fd),
     ftruncateSync: (fd: number, length: number) => fs.ftruncateSync(fd, length),
     // the second shard file's write waits until the store's close has begun
-    async writeFile(file: string, data: string | Buffer | AsyncIterable<Buffer>, _sync: boolean) {
+    async writeFile(file: string, data: FileData, _sync: boolean) {
       writes += 1;
       if (writes === 2) {
         held();
@@ -205,7 +206,7 @@ test('a stop during a background snapshot stops it before its next shard; the jo
       }
       const chunks: Buffer[] = [];
       if (typeof data === 'string' || Buffer.isBuffer(data)) chunks.push(Buffer.from(data));
-      else for await (const chunk of data) chunks.push(chunk);
+      else for await (const chunk of data) chunks.push(...(Buffer.isBuffer(chunk) ? [chunk] : chunk));
       await nodeFs.writeFile(`${file}.tmp`, Buffer.concat(chunks), { mode: 0o600 });
       await nodeFs.rename(`${file}.tmp`, file);
     },

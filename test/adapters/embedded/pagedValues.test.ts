@@ -472,8 +472,9 @@ test('a snapshot writes a paged shard as it makes it, a chunk at a time, never i
       assert.ok(typeof data !== 'string' && !Buffer.isBuffer(data), 'the shard is given as chunks');
       const seen: Buffer[] = [];
       for await (const chunk of data) {
-        chunks.push(chunk.length);
-        seen.push(chunk);
+        const buffers = Buffer.isBuffer(chunk) ? [chunk] : chunk;
+        chunks.push(buffers.reduce((n, b) => n + b.length, 0));
+        seen.push(...buffers);
       }
       return writeFileAtomic(file, Buffer.concat(seen), sync);
     },
