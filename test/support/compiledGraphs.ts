@@ -1,31 +1,39 @@
-// A test server's TypeScript graphs served from the test run's compiled copies
-// (scripts/compileTests.ts), for the tests that ask (TestServerOptions.compiledGraphs). A
-// TypeScript graph makes the process that loads it register tsx's loader, and then every
-// module it loads after goes through the loader's thread: a run worker that loads one and
-// then LangGraph costs ~2 CPU-s against ~0.55 for a JavaScript one (3 workers, alternated,
-// twice), and the worker tests start a dozen. Their subject is where a graph runs, not how
-// TypeScript loads (the end-to-end and release suites run TypeScript graphs in workers).
+// A test server's TypeScript graphs and auth module (auth.path) served from the test run's
+// compiled copies (scripts/compileTests.ts), for the tests that ask
+// (TestServerOptions.compiledGraphs). A TypeScript module makes the process that loads it
+// register tsx's loader, and then every module it loads after goes through the loader's thread:
+// a run worker that loads one and then LangGraph costs ~2 CPU-s against ~0.55 for a JavaScript
+// one (3 workers, alternated, twice), and the worker tests start a dozen. A test process that
+// loads a TypeScript auth module so pays it for every file after in its group. Their subject is
+// where a graph runs or what the auth answers, not how TypeScript loads (the
+// end-to-end and release suites load TypeScript projects as users do).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProjectConfig } from '../../src/runtime/config.ts';
 
 /** The compiled copies' folder (the repository's layout, `.js` for `.ts`), set by the runner when the tests run compiled. */
 export const COMPILED_TESTS_ENV = 'AGENTPLANE_TEST_COMPILED';
-/** The folders of graph modules the runner compiles beside the tests (none of them is imported by a test). */
-export const GRAPH_FOLDERS = ['examples/graphs', 'test/fixtures/graphs', 'test/fixtures/agent-server'];
+/** The folders of project modules (graphs, auth) the runner compiles beside the tests (none of them is imported by a test). */
+export const GRAPH_FOLDERS = ['examples/graphs', 'test/fixtures/graphs', 'test/fixtures/agent-server', 'test/fixtures/auth'];
 
-/** `project` with each TypeScript graph (`file.ts:export`, from `root`) its compiled copy's, where the run has one; else as it was. */
+/** `project` with each TypeScript graph and auth module (`file.ts:export`, from `root`) its compiled copy's, where the run has one; else as it was. */
 export function withCompiledGraphs(project: ProjectConfig, root: string): ProjectConfig {
   const compiled = process.env[COMPILED_TESTS_ENV];
-  if (!compiled || !project.graphs) return project;
+  if (!compiled) return project;
   const copyOf = (spec: string): string => {
     const at = /^(.*\.ts):([^:]+)$/.exec(spec);
     if (!at) return spec;
     const copy = path.join(compiled, path.relative(root, path.resolve(root, at[1]))).replace(/\.ts$/, '.js');
     return fs.existsSync(copy) ? `${copy}:${at[2]}` : spec;
   };
-  const graphs = Object.fromEntries(
-    Object.entries(project.graphs).map(([id, entry]) => [id, typeof entry === 'string' ? copyOf(entry) : { ...entry, path: copyOf(entry.path) }]),
-  );
-  return { ...project, graphs };
+  const graphs =
+    project.graphs &&
+    Object.fromEntries(
+      Object.entries(project.graphs).map(([id, entry]) => [id, typeof entry === 'string' ? copyOf(entry) : { ...entry, path: copyOf(entry.path) }]),
+    );
+  return {
+    ...project,
+    ...(graphs && { graphs }),
+    ...(project.auth?.path && { auth: { ...project.auth, path: copyOf(project.auth.path) } }),
+  };
 }

@@ -54,12 +54,13 @@ export interface TestServerOptions {
    */
   exampleGraphs?: 'plain' | 'all';
   /**
-   * Serve the project's TypeScript graphs from the test run's compiled copies when the tests
-   * run compiled (test/support/compiledGraphs.ts); ignored through tsx. The default: a
-   * TypeScript graph registers tsx's loader in the process that loads it (the test process
-   * itself for a server on the request loop, each worker else), and every module loaded after
-   * crosses the loader's thread. `false` for a test whose subject is how a TypeScript graph
-   * loads (its types read as schemas, its source's paths, tsx's registration).
+   * Serve the project's TypeScript graphs and auth module from the test run's compiled copies
+   * when the tests run compiled (test/support/compiledGraphs.ts); ignored through tsx. The
+   * default: a TypeScript graph registers tsx's loader in the process that loads it (the test
+   * process itself for a server on the request loop and for the auth, each worker else), and
+   * every module loaded after crosses the loader's thread. `false` for a test whose subject is
+   * how a TypeScript graph loads (its types read as schemas, its source's paths, tsx's
+   * registration).
    */
   compiledGraphs?: boolean;
 }
