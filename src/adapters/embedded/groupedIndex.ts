@@ -15,7 +15,8 @@
 // It is a cache, never the truth: a group whose line cannot be read is found in its shard.
 import fs from 'node:fs';
 import { generationOf } from './pagedShards.ts';
-import { readHead, recordsOf, type IndexedRecord } from './pagedIndex.ts';
+import { readHead } from './pagedIndex.ts';
+import { recordsOf, type IndexedRecord } from './indexRows.ts';
 
 /** Which of a shard's two index files; IN_SHARD: neither, the shard's own trailer (shardTrailer.ts). */
 export type Side = 0 | 1 | typeof IN_SHARD;

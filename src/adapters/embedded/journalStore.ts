@@ -24,7 +24,8 @@ import { PagedFiles, ValueCache, cacheCost, readValues, type Location } from './
 import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
-import { describingIndex, holdsFew, readIndexedRecords, type DescribingIndex, type IndexedRecord } from './pagedIndex.ts';
+import { describingIndex, readIndexedRecords, type DescribingIndex } from './pagedIndex.ts';
+import { holdsFew, type IndexedRecord } from './indexRows.ts';
 import { fileBytes, groupedTrailer, groupedTrailerOf, pagedTrailer, pagedTrailerOf, readTrailerRows, type TrailerIndex } from './shardTrailer.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';

@@ -18,15 +18,7 @@
 // fields); otherwise, or when it is missing or unreadable, the shard is read as before.
 import fs from 'node:fs';
 import { generationOf } from './pagedShards.ts';
-
-export interface IndexedRecord {
-  id: string;
-  seq: number;
-  at: number;
-  len: number;
-  /** The kept fields' values, in the order of the collection's kept fields. */
-  keys: unknown[];
-}
+import { holdsFew, recordsOf, type FewValues, type IndexedRecord } from './indexRows.ts';
 
 interface IndexHead {
   version: 2;
@@ -40,8 +32,6 @@ interface IndexHead {
   few: Readonly<Record<string, readonly string[]>>;
   holding: unknown[];
 }
-
-type FewValues = Readonly<Record<string, readonly string[]>>;
 
 /** An index whose head describes its shard: its records are read later (readIndexedRecords). */
 export interface DescribingIndex {
@@ -93,29 +83,6 @@ export function readIndexedRecords(index: DescribingIndex, fields: readonly stri
   return recordsOf(records, fields, index.size, index.seq);
 }
 
-/** Records as an index lists them, checked against the shard's size and the head's seq; null when one is not a record. */
-export function recordsOf(records: unknown, fields: readonly string[], size: number, highest: number): IndexedRecord[] | null {
-  if (!Array.isArray(records)) return null;
-  const out: IndexedRecord[] = [];
-  for (const record of records as unknown[]) {
-    if (!Array.isArray(record) || record.length !== 5) return null;
-    const [id, seq, at, len, kept] = record as [unknown, unknown, unknown, unknown, Record<string, unknown> | null];
-    if (typeof id !== 'string' || typeof seq !== 'number' || typeof at !== 'number' || typeof len !== 'number') return null;
-    if (kept === null || typeof kept !== 'object' || at < 0 || len <= 0 || at + len > size || seq > highest) return null;
-    out.push({ id, seq, at, len, keys: fields.map((field) => (Object.hasOwn(kept, field) ? kept[field] : undefined)) });
-  }
-  return out;
-}
-
-/** Whether a record's kept fields hold one of the few values (each field's place found once, not for each record). */
-export function holdsFew(fields: readonly string[], few: FewValues): (keys: readonly unknown[]) => boolean {
-  const checks = Object.entries(few)
-    .map(([field, values]) => [fields.indexOf(field), values] as const)
-    .filter(([at]) => at >= 0);
-  if (checks.length === 0) return () => false;
-  return (keys) => checks.some(([at, values]) => typeof keys[at] === 'string' && values.includes(keys[at]));
-}
-
 /** An index's first line, its head (read a chunk at a time, up to HEAD_LIMIT). */
 export function readHead(file: string): string {
   const fd = fs.openSync(file, 'r');
@@ -134,12 +101,4 @@ export function readHead(file: string): string {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-export function presentOf(fields: readonly string[], keys: readonly unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  fields.forEach((field, i) => {
-    if (keys[i] !== undefined) out[field] = keys[i];
-  });
-  return out;
 }

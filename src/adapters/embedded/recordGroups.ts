@@ -17,7 +17,7 @@ import { IN_SHARD, readGroupLine, type Side } from './groupedIndex.ts';
 import { readTrailerLine } from './shardTrailer.ts';
 import { LoadStrings } from './keptStrings.ts';
 import { filesOf, setAside, takeBack } from './setAside.ts';
-import type { IndexedRecord } from './pagedIndex.ts';
+import type { IndexedRecord } from './indexRows.ts';
 
 /**
  * A collection's records as its reader and writer see them: one state (CollectionState), or one

@@ -4,7 +4,7 @@
 // as the text of one buffer, off the heap, until the group is used again or a snapshot writes it.
 // Held, such a group cost ~380 bytes of heap a record for as long as the journal it was written
 // in lived (up to 128 MB of journal: thousands of runs of the `agent` graph).
-import { presentOf } from './pagedIndex.ts';
+import { presentOf } from './indexRows.ts';
 import type { Kept } from './collectionState.ts';
 
 /** The records, in their order, as one buffer; null when one of them is not on disk (held whole: it stays held). */

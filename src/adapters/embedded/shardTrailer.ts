@@ -20,9 +20,7 @@
 // one of the few values ("few", "holding"); a grouped head lists each group's line
 // ("groups": [[key, at, len, count], …]), read when the group is used.
 import fs from 'node:fs';
-import { holdsFew, presentOf, recordsOf, type IndexedRecord } from './pagedIndex.ts';
-
-type FewValues = Readonly<Record<string, readonly string[]>>;
+import { holdsFew, presentOf, recordsOf, type FewValues, type IndexedRecord } from './indexRows.ts';
 
 interface TrailerHead {
   version: 4;
