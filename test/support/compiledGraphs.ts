@@ -14,7 +14,13 @@ import type { ProjectConfig } from '../../src/runtime/config.ts';
 /** The compiled copies' folder (the repository's layout, `.js` for `.ts`), set by the runner when the tests run compiled. */
 export const COMPILED_TESTS_ENV = 'AGENTPLANE_TEST_COMPILED';
 /** The folders of project modules (graphs, auth) the runner compiles beside the tests (none of them is imported by a test). */
-export const GRAPH_FOLDERS = ['examples/graphs', 'test/fixtures/graphs', 'test/fixtures/agent-server', 'test/fixtures/auth'];
+export const GRAPH_FOLDERS = [
+  'examples/graphs',
+  'test/fixtures/graphs',
+  'test/fixtures/agent-server',
+  'test/fixtures/auth',
+  'test/fixtures/differential-project/src',
+];
 
 /** `project` with each TypeScript graph and auth module (`file.ts:export`, from `root`) its compiled copy's, where the run has one; else as it was. */
 export function withCompiledGraphs(project: ProjectConfig, root: string): ProjectConfig {

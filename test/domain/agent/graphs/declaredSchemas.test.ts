@@ -22,6 +22,8 @@ describe('declared graph schemas', () => {
   before(async () => {
     fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
     server = await areaApp('agent-server', {
+      // the TypeScript sources: what some of these declare is read from their types
+      compiledGraphs: false,
       project: {
         graphs: {
           typed: TYPED,
