@@ -1,12 +1,12 @@
-// A test server's TypeScript graphs and auth module (auth.path) served from the test run's
-// compiled copies (scripts/compileTests.ts), for the tests that ask
+// A test server's TypeScript graphs, auth module (auth.path) and embedder (store.index.embed)
+// served from the test run's compiled copies (scripts/compileTests.ts), for the tests that ask
 // (TestServerOptions.compiledGraphs). A TypeScript module makes the process that loads it
 // register tsx's loader, and then every module it loads after goes through the loader's thread:
 // a run worker that loads one and then LangGraph costs ~2 CPU-s against ~0.55 for a JavaScript
 // one (3 workers, alternated, twice), and the worker tests start a dozen. A test process that
-// loads a TypeScript auth module so pays it for every file after in its group. Their subject is
-// where a graph runs or what the auth answers, not how TypeScript loads (the
-// end-to-end and release suites load TypeScript projects as users do).
+// loads a TypeScript auth module or embedder so pays it for every file after in its group.
+// Their subject is where a graph runs or what the auth and the store answer, not how
+// TypeScript loads (the end-to-end and release suites load TypeScript projects as users do).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProjectConfig } from '../../src/runtime/config.ts';
@@ -22,7 +22,7 @@ export const GRAPH_FOLDERS = [
   'test/fixtures/differential-project/src',
 ];
 
-/** `project` with each TypeScript graph and auth module (`file.ts:export`, from `root`) its compiled copy's, where the run has one; else as it was. */
+/** `project` with each TypeScript graph, auth module and embedder (`file.ts:export`, from `root`) its compiled copy's, where the run has one; else as it was. */
 export function withCompiledGraphs(project: ProjectConfig, root: string): ProjectConfig {
   const compiled = process.env[COMPILED_TESTS_ENV];
   if (!compiled) return project;
@@ -41,5 +41,6 @@ export function withCompiledGraphs(project: ProjectConfig, root: string): Projec
     ...project,
     ...(graphs && { graphs }),
     ...(project.auth?.path && { auth: { ...project.auth, path: copyOf(project.auth.path) } }),
+    ...(project.store?.index?.embed && { store: { ...project.store, index: { ...project.store.index, embed: copyOf(project.store.index.embed) } } }),
   };
 }
