@@ -1,7 +1,7 @@
 // Identifiers the upstream agent server uses: uuid5 for system assistants (so a graph's
 // assistant id is the same on every server) and time-ordered uuid7 for runs, whose order
 // is the order the server received them (the run queue sorts by it).
-import { createHash, randomFillSync, randomUUID } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 /** Namespace of system assistant ids in both upstream servers. */
 export const ASSISTANT_NAMESPACE = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
@@ -79,9 +79,33 @@ function random16(): Buffer {
   return bytes;
 }
 
-export const uuid4 = (): string => randomUUID();
+/** A random (version 4) UUID, drawn from the same pool as uuid7's random bits. */
+export function uuid4(): string {
+  const bytes = random16();
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return formatUuid(bytes);
+}
 
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** The 36 characters of the id being formatted: its dashes stay, its digits are written over. */
+const TEXT = Buffer.alloc(36, '-', 'latin1');
+
+/**
+ * The id's text as one flat string (its characters in one piece of memory). `randomUUID` and
+ * the slices joined here before joined pieces (a string of 20 or 9 parts), which every reader
+ * of the id's characters later flattened or walked: the store's parse of an id to its 128 bits
+ * (packedIds.ts), at each write and look-up of a thread or run, cost ~4× a flat string's, and
+ * the journal line, the reply and each Map keyed by the id read it again (issue 86: POST
+ * /threads ~5,000 instructions a create in parses alone).
+ */
 function formatUuid(bytes: Buffer): string {
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  let at = 0;
+  for (let i = 0; i < 16; i += 1) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) at += 1; // a dash
+    const byte = bytes[i]!;
+    TEXT[at++] = HEX_DIGITS[byte >> 4]!;
+    TEXT[at++] = HEX_DIGITS[byte & 15]!;
+  }
+  return TEXT.toString('latin1');
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { uuid5, uuid7 } from '../../../src/domain/agent/ids.ts';
+import { uuid4, uuid5, uuid7 } from '../../../src/domain/agent/ids.ts';
 
 const DNS_NAMESPACE = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
 
@@ -35,4 +35,15 @@ test('uuid7: version 7, RFC variant, increasing, and random bits never handed ou
     tails.add(id.slice(19)); // the variant's byte's random bits and the 6 random bytes after it
   }
   assert.equal(tails.size, ids.length);
+});
+
+test('uuid4: version 4, RFC variant, lowercase, never the same twice', () => {
+  const ids = Array.from({ length: 1200 }, () => uuid4()); // several draws of random bytes from the system
+  for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(new Set(ids).size, ids.length);
+  // an id is not the buffer's text it was made in: ids made later do not change it
+  const first = ids[0]!;
+  const copy = `${first}`;
+  uuid4();
+  assert.equal(first, copy);
 });
