@@ -48,18 +48,22 @@ export class PackedIds {
    */
   private lastId: string | null = null;
   private lastHandle: number | undefined = undefined;
+  /** Whether `lastId` is a UUID, its bits left in `parsed`: an add of the id just looked up (a create's) takes them rather than parsing it again. */
+  private lastUuid = false;
 
   /** The handle of `id`, if held. */
   handleOf(id: string): number | undefined {
     if (id === this.lastId) return this.lastHandle;
     let handle: number | undefined;
-    if (!parseUuid(id, this.parsed)) handle = this.oddHandles.get(id);
+    const uuid = parseUuid(id, this.parsed);
+    if (!uuid) handle = this.oddHandles.get(id);
     else {
       const at = this.find(this.parsed);
       handle = at < 0 ? undefined : this.table[at]! - 1;
     }
     this.lastId = id;
     this.lastHandle = handle;
+    this.lastUuid = uuid;
     return handle;
   }
 
@@ -67,9 +71,11 @@ export class PackedIds {
   add(id: string): number {
     const handle = this.free.pop() ?? this.grow();
     this.count += 1;
+    const uuid = id === this.lastId ? this.lastUuid : parseUuid(id, this.parsed);
     this.lastId = id;
     this.lastHandle = handle;
-    if (!parseUuid(id, this.parsed)) {
+    this.lastUuid = uuid;
+    if (!uuid) {
       this.kinds[handle] = 2;
       this.odd.set(handle, id);
       this.oddHandles.set(id, handle);

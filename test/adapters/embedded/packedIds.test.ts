@@ -89,3 +89,21 @@ test('the id asked for last answers as the table does after each add and remove 
     ids.remove(handle);
   }
 });
+
+test('an id looked up and then added (a create) is held as its bits, or as it came when it is no UUID', () => {
+  const ids = new PackedIds();
+  const uuid = 'a1b2c3d4-e5f6-4789-8abc-def012345678';
+  const upper = 'A1B2C3D4-E5F6-4789-8ABC-DEF012345678'; // parsed part of the way before it fails
+  const other = '0f0e0d0c-0b0a-4908-8706-050403020100';
+  for (const id of [uuid, upper, other]) {
+    assert.equal(ids.handleOf(id), undefined);
+    ids.add(id);
+  }
+  // an add of an id other than the one looked up last parses its own
+  const fourth = '11111111-2222-4333-8444-555555555555';
+  assert.equal(ids.handleOf('b1b2c3d4-e5f6-4789-8abc-def012345678'), undefined);
+  ids.add(fourth);
+  ids.handleOf('not-held'); // the last id asked for is another
+  for (const id of [uuid, upper, other, fourth]) assert.equal(ids.idOf(ids.handleOf(id)!), id);
+  assert.equal(ids.handleOf('b1b2c3d4-e5f6-4789-8abc-def012345678'), undefined);
+});
