@@ -23,6 +23,9 @@ import { median } from './protocolFigures.ts';
 
 type Tree = 'current' | 'baseline';
 
+/** Requests of a route taken, uncounted, before each counted burst of it. */
+const WAKE_REQUESTS = 1000;
+
 /** Runs callgrind_control on the server's valgrind process. */
 const callgrind = (ap: Agentplane, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(ap.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -81,6 +84,11 @@ export async function countInstructions(
     for (let pass = 0; pass < options.passes; pass += 1) {
       for (const s of pass % 2 ? [...servers].reverse() : servers) {
         for (const name of options.routes) {
+          // uncounted first: the first requests a server takes after sitting idle while the other
+          // tree ran cost 2–4× (V8's code and caches cold again after an idle collection; h86q,
+          // findings.md), which made a pass's figure 0.25–3.8× of the next and the least of 3
+          // passes still one of those in some runs
+          await loadRoute(s.ap, s.routes[name], WAKE_REQUESTS);
           callgrind(s.ap, '--instr=on');
           callgrind(s.ap, '--zero');
           await loadRoute(s.ap, s.routes[name], options.requests);
