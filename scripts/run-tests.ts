@@ -270,6 +270,9 @@ ${members.map((m) => `  { file: ${JSON.stringify(m.file)}, tmp: ${JSON.stringify
 ];
 /** The files after whose tests more handles stayed open than before them. */
 const leftOpen: string[] = [];
+// support modules' clean-ups, run after each file's own hooks (test/support/fileEnd.ts: a module
+// loads once in a process, its top-level after hook would be its first file's only)
+const fileEndHooks: (() => unknown)[] = ((globalThis as Record<symbol, unknown>)[Symbol.for('agentplane.test.fileEndHooks')] = []);
 // not the process's own results on their way to the runner (a write to its stdout pipe)
 const open = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && !kind.endsWith('WriteWrap'));
 after(() => {
@@ -306,12 +309,16 @@ for (const { file, tmp, load } of files) {
       }
       register();
       // after the file's own after hooks, registered before it
-      after(() => {
-        mock.restoreAll();
-        for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
-        Object.assign(process.env, env);
-        if (open().length > openBefore) leftOpen.push(file);
-        ended();
+      after(async () => {
+        try {
+          for (const clean of fileEndHooks) await clean();
+        } finally {
+          mock.restoreAll();
+          for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+          Object.assign(process.env, env);
+          if (open().length > openBefore) leftOpen.push(file);
+          ended();
+        }
       });
     });
   });

@@ -83,12 +83,24 @@ test('every test of a folder runs, the tests registered after a top-level await 
   assert.equal(new Set(pids).size, 3, `three files, 3 processes: ${pids.join(', ')}`);
 });
 
-test("files sharing a process: each file's root hooks, environment, mocks and TMPDIR stay its own, and a failure names its file and line", async () => {
+test("files sharing a process: each file's root hooks, environment, mocks and TMPDIR stay its own, a support module's clean-up runs after each, and a failure names its file and line", async () => {
   const folder = path.join(dir, 'shared');
   fs.mkdirSync(folder, { recursive: true });
-  const header = `import fs from 'node:fs'; import os from 'node:os'; import assert from 'node:assert/strict'; import { after, beforeEach, mock, test } from 'node:test';`;
+  const header = `import fs from 'node:fs'; import os from 'node:os'; import assert from 'node:assert/strict'; import { after, beforeEach, mock, test } from 'node:test'; import { made } from './support.ts';`;
   const seen = path.join(dir, 'shared-seen.log');
   const note = (what: string) => `fs.appendFileSync(${JSON.stringify(seen)}, ${what} + '\\n');`;
+  // a module both files import, loaded once in their process, that cleans up what each file made
+  // (test/support/bothStores.ts' stores: a top-level after closed the first file's only)
+  const fileEnd = path.relative(folder, path.join(ROOT, 'test/support/fileEnd.ts')).split(path.sep).join('/');
+  fs.writeFileSync(
+    path.join(folder, 'support.ts'),
+    [
+      `import fs from 'node:fs';`,
+      `import { afterEachFile } from ${JSON.stringify(fileEnd)};`,
+      `export const made: string[] = [];`,
+      `afterEachFile(() => { ${note("'closed ' + made.splice(0).join(' ')")} });`,
+    ].join('\n'),
+  );
   fs.writeFileSync(
     path.join(folder, 'a.test.ts'),
     [
@@ -98,7 +110,7 @@ test("files sharing a process: each file's root hooks, environment, mocks and TM
       `beforeEach(() => { ${note("'a beforeEach'")} });`,
       `after(() => { ${note("'a after'")} });`,
       note(`'a tmp ' + os.tmpdir()`),
-      `test('a: one', () => {});`,
+      `test('a: one', () => { made.push('a'); });`,
     ].join('\n'),
   );
   fs.writeFileSync(
@@ -107,6 +119,7 @@ test("files sharing a process: each file's root hooks, environment, mocks and TM
       header,
       note(`'b tmp ' + os.tmpdir()`),
       `test('b: sees none of a', () => {`,
+      `  made.push('b');`,
       `  ${note("'b test'")}`,
       `  assert.equal(process.env.SHARED_BY_A, undefined);`,
       `  assert.notEqual(os.hostname(), 'mocked by a');`,
@@ -121,10 +134,11 @@ test("files sharing a process: each file's root hooks, environment, mocks and TM
   assert.equal(status, 1, output);
   assert.equal(pass, 2, output);
   const lines = fs.readFileSync(seen, 'utf8').trim().split('\n');
-  // a's hooks ran around a's test only, and its after hook before b loaded
+  // a's hooks ran around a's test only, and its after hook before b loaded; the support
+  // module's clean-up after each file's own hooks
   assert.deepEqual(
     lines.map((line) => line.replace(/ tmp .*/, ' tmp')),
-    ['a tmp', 'a beforeEach', 'a after', 'b tmp', 'b test'],
+    ['a tmp', 'a beforeEach', 'a after', 'closed a', 'b tmp', 'b test', 'closed b'],
   );
   const tmps = lines.filter((line) => line.includes(' tmp ')).map((line) => line.split(' tmp ')[1]);
   assert.notEqual(tmps[0], tmps[1], 'each file its own TMPDIR');

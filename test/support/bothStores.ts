@@ -1,17 +1,17 @@
 // Each store a repository over collections runs on: the embedded store in memory, and a fresh
 // PostgreSQL database (its collections are tables there). Closed when the test file ends.
-import { after } from 'node:test';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
 import { freshDatabaseUrl } from './postgres.ts';
 import { tempDir } from './tempDirs.ts';
+import { afterEachFile } from './fileEnd.ts';
 
 const opened: Store[] = [];
 // registered as the file loads, so it is the file's (the root's) hook: registered by the first
 // openStore, inside a test, it closed only what was open when that test ended, and the
-// PostgreSQL pools opened after held the process
-after(async () => {
+// PostgreSQL pools opened after held the process; each file's, also where files share a process
+afterEachFile(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
