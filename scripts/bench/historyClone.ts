@@ -10,10 +10,12 @@
 // history and runs must read as its template's, ids and times aside. Then it checks the issue's
 // bounds on the server holding that history: heap and RSS within 1.5× of the fresh server's plus
 // the configured cache (AGENTPLANE_STORE_CACHE_MB, default 64), once loaded and again after
-// HISTORY_MORE_RUNS (default 200) more real runs; old threads' reads at p99 within 2× a hot one's;
+// HISTORY_MORE_RUNS (default 200) more real runs, read once the run workers the runs left idle
+// have been retired (historyMeasures.ts afterRetirement: read at a fixed 30 s, RSS raced the
+// retirement's own 30 s of idleness, 279.2 MB one run and 391.9 the next); old threads' reads at p99 within 2× a hot one's;
 // the restart to /ok. It prints what the RSS is made of (smaps_rollup) beside. HISTORY_KEEP=1 keeps
 // the directory (under .bench/). HISTORY_SNAPSHOTS=1 also takes heap snapshots of the server (fresh,
-// holding the history, 30 s after the more runs) and prints what each holds more of than the one
+// holding the history, after the more runs and the retirement) and prints what each holds more of than the one
 // before, by constructor (heapSnapshotDiff.ts): where the heap over the bound is; with HISTORY_KEEP
 // they are kept beside the directory (snapshots/fresh, holding, after-more-runs.heapsnapshot).
 import assert from 'node:assert/strict';
@@ -23,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, expectStatus, request, type Agentplane } from './agentplane.ts';
 import { RUNS_PER_THREAD, agentRuns } from './agentRuns.ts';
-import { bound, mb, metric, oldAgainstHot, rssParts, settled, startHistoryServer } from './historyMeasures.ts';
+import { afterRetirement, bound, mb, metric, oldAgainstHot, rssParts, settled, startHistoryServer } from './historyMeasures.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { grown, snapshotOf, type Tally } from './heapSnapshotDiff.ts';
 
@@ -203,10 +205,14 @@ try {
   );
   console.log(`reads: hot p99 ${reads.hot.toFixed(2)} ms, old p99 ${reads.old.toFixed(2)} ms (${(reads.old / reads.hot).toFixed(2)}×)`);
   await agentRuns(ap, MORE_RUNS, 8);
+  const ranUntil = performance.now();
   const after = await settled(ap);
-  const later = await settled(ap, 30_000);
+  // `later` is read once the workers the runs left idle have been retired (see afterRetirement),
+  // then as every reading here, after the idle collection's settle
+  const retired = await afterRetirement(ap, ranUntil);
+  const later = await settled(ap);
   console.log(
-    `after ${MORE_RUNS} more runs: heap ${mb(after.heap)} MB, RSS ${mb(after.rss)} MB; 30 s later heap ${mb(later.heap)} MB, RSS ${mb(later.rss)} MB ${JSON.stringify(rssParts(ap))}; external ${mb(await metric(ap, 'nodejs_external_memory_bytes'))} MB; load ${load()}`,
+    `after ${MORE_RUNS} more runs: heap ${mb(after.heap)} MB, RSS ${mb(after.rss)} MB; after the workers' retirement (threads ${retired.threadsBefore} -> ${retired.threadsAfter}, ${(retired.waitedMs / 1000).toFixed(1)} s after the runs) and a settle: heap ${mb(later.heap)} MB, RSS ${mb(later.rss)} MB ${JSON.stringify(rssParts(ap))}; external ${mb(await metric(ap, 'nodejs_external_memory_bytes'))} MB; load ${load()}`,
   );
   printGrown(`the heap ${MORE_RUNS} runs later over the one holding the history`, heldTally, await snapshot(ap, 'after-more-runs'));
   const verdicts = {

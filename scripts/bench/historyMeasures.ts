@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, request, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
+import { WORKER_RETIREMENT } from '../../src/runtime/idle/workerRetirement.ts';
 
 export const CACHE_MB = Number(process.env.AGENTPLANE_STORE_CACHE_MB ?? 64);
 export const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
@@ -24,6 +25,44 @@ export const heapUsed = (ap: Agentplane) => metric(ap, 'nodejs_heap_size_used_by
 export async function settled(ap: Agentplane, ms = 5_000): Promise<{ heap: number; rss: number }> {
   await delay(ms);
   return { heap: await heapUsed(ap), rss: ap.rss() };
+}
+
+/** The server's threads now (/proc/<pid>/status, Linux): each run worker is one of them; undefined elsewhere. */
+export function threadCount(ap: Agentplane): number | undefined {
+  try {
+    const line = /^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${ap.pid}/status`, 'utf8'));
+    return line ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits for the run workers' idle retirement after runs that ended at `since` (performance.now()):
+ * a worker idle WORKER_RETIREMENT.idleMs (30 s) beside another idle one is ended, its memory with
+ * it (src/runtime/idle/workerRetirement.ts), so RSS read at about that time reads before or after
+ * it by chance (issue 91's bench once read 391.9 MB, once 279.2, for the same history). The
+ * retirement asks each worker its heap at idleMs and ends it on the answer, and a retired worker
+ * takes its thread with it: so this waits the idle time, then until the server's thread count has
+ * not fallen for `quietMs` (each fall a worker retired), at most `maxMs` after `since`. Elsewhere
+ * than Linux (no thread count) it waits the idle time and `quietMs`.
+ */
+export async function afterRetirement(
+  ap: Agentplane,
+  since: number,
+  quietMs = 5_000,
+  maxMs = 3 * WORKER_RETIREMENT.idleMs,
+): Promise<{ threadsBefore?: number; threadsAfter?: number; waitedMs: number }> {
+  const threadsBefore = threadCount(ap);
+  let threads = threadsBefore;
+  let fellAt = since + WORKER_RETIREMENT.idleMs;
+  while (performance.now() < fellAt + quietMs && performance.now() < since + maxMs) {
+    await delay(250);
+    const now = threadCount(ap);
+    if (now !== undefined && threads !== undefined && now < threads) fellAt = Math.max(fellAt, performance.now());
+    threads = now;
+  }
+  return { threadsBefore, threadsAfter: threads, waitedMs: performance.now() - since };
 }
 
 /** What the server's RSS is made of (/proc/<pid>/smaps_rollup: its run workers are threads of it), in MB. */
