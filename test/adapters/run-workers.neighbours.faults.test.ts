@@ -87,7 +87,7 @@ for (const { auth, kinds, limited } of SERVERS) {
         project,
         // each crash retries its neighbours in fresh workers: JavaScript graphs spare each a
         // TypeScript loader (TypeScript graphs in workers: test/adapters/run-workers.e2e.test.ts)
-        compiledGraphs: true,
+        compiledModules: true,
         dataDir: null,
         env: {
           AGENTPLANE_RUN_WORKERS: '2',

@@ -1,6 +1,6 @@
 // A test server's TypeScript graphs, auth module (auth.path) and embedder (store.index.embed)
 // served from the test run's compiled copies (scripts/compileTests.ts), for the tests that ask
-// (TestServerOptions.compiledGraphs). A TypeScript module makes the process that loads it
+// (TestServerOptions.compiledModules). A TypeScript module makes the process that loads it
 // register tsx's loader, and then every module it loads after goes through the loader's thread:
 // a run worker that loads one and then LangGraph costs ~2 CPU-s against ~0.55 for a JavaScript
 // one (3 workers, alternated, twice), and the worker tests start a dozen. A test process that
@@ -23,7 +23,7 @@ export const GRAPH_FOLDERS = [
 ];
 
 /** `project` with each TypeScript graph, auth module and embedder (`file.ts:export`, from `root`) its compiled copy's, where the run has one; else as it was. */
-export function withCompiledGraphs(project: ProjectConfig, root: string): ProjectConfig {
+export function withCompiledModules(project: ProjectConfig, root: string): ProjectConfig {
   const compiled = process.env[COMPILED_TESTS_ENV];
   if (!compiled) return project;
   const copyOf = (spec: string): string => {

@@ -11,7 +11,7 @@ import type { FetchHandler } from '../../src/runtime/transports/inProcess.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';
-import { withCompiledGraphs } from './compiledGraphs.ts';
+import { withCompiledModules } from './compiledGraphs.ts';
 import { logLine } from './logLines.ts';
 import { tempDir } from './tempDirs.ts';
 import { cliEntry } from './childImports.ts';
@@ -54,15 +54,15 @@ export interface TestServerOptions {
    */
   exampleGraphs?: 'plain' | 'all';
   /**
-   * Serve the project's TypeScript graphs and auth module from the test run's compiled copies
-   * when the tests run compiled (test/support/compiledGraphs.ts); ignored through tsx. The
+   * Serve the project's TypeScript modules (graphs, auth module, embedder) from the test run's
+   * compiled copies when the tests run compiled (test/support/compiledGraphs.ts); ignored through tsx. The
    * default: a TypeScript graph registers tsx's loader in the process that loads it (the test
    * process itself for a server on the request loop and for the auth, each worker else), and
    * every module loaded after crosses the loader's thread. `false` for a test whose subject is
    * how a TypeScript graph loads (its types read as schemas, its source's paths, tsx's
    * registration).
    */
-  compiledGraphs?: boolean;
+  compiledModules?: boolean;
 }
 
 /** The example graphs that are plain functions (examples/graphs/echo.ts): serving them loads no LangGraph. */
@@ -115,7 +115,7 @@ async function testConfig(options: TestServerOptions) {
   config.dataDir = dataDir;
   if (dataDir === null) config.dataDir = null;
   config.project = projectOf(config.project, config.configFile, options);
-  if (options.compiledGraphs ?? true) config.project = withCompiledGraphs(config.project, ROOT);
+  if (options.compiledModules ?? true) config.project = withCompiledModules(config.project, ROOT);
   // AGENTPLANE_TEST_BACKEND=postgres runs the same tests on PostgreSQL: one database per
   // data directory, so a test restarting a server on its directory finds its records again
   if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);

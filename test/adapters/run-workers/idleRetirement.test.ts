@@ -17,7 +17,7 @@ import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import type { RunOutput } from '../../../src/domain/agent/graphs/runContext.ts';
-import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
+import { withCompiledModules } from '../../support/compiledGraphs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const MB = 1024 * 1024;
@@ -28,7 +28,7 @@ function hoardingPool(store: Awaited<ReturnType<typeof openJournalStore>>, size:
   return new RunWorkerPool({
     size,
     setup: {
-      graphs: withCompiledGraphs(
+      graphs: withCompiledModules(
         { graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', hoardThenAsk: './test/fixtures/graphs/hoard.ts:hoardThenAsk' } },
         ROOT,
       ).graphs!,

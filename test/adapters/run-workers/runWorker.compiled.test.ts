@@ -31,7 +31,7 @@ describe('a run worker imports the modules serve compiled', () => {
     assert.ok('modules' in compiled, JSON.stringify(compiled));
     for (const url of compiled.modules.values()) sets.add(/^(.*\/\.cache\/agentplane\/modules\/[0-9a-f]{16})\//.exec(fileURLToPath(url))![1]);
     const graphs = { one: `${path.join(dir, 'one.ts')}:one`, two: `${path.join(dir, 'two.ts')}:two` };
-    server = await areaApp('agent-server', { project: { graphs }, compiledGraphs: false, dataDir: null, runWorkers: '1' });
+    server = await areaApp('agent-server', { project: { graphs }, compiledModules: false, dataDir: null, runWorkers: '1' });
   });
   after(async () => {
     await server?.close();

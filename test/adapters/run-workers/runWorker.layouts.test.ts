@@ -23,7 +23,7 @@ describe('a run worker loads every project layout', () => {
   before(async () => {
     writeLayoutProject(dir, cells);
     const graphs = Object.fromEntries(cells.map((cell) => [cell.id, `${path.join(dir, cell.id, cell.graph)}:graph`]));
-    server = await areaApp('agent-server', { project: { graphs }, compiledGraphs: false, dataDir: null, runWorkers: '1' });
+    server = await areaApp('agent-server', { project: { graphs }, compiledModules: false, dataDir: null, runWorkers: '1' });
   });
   after(async () => {
     await server?.close();

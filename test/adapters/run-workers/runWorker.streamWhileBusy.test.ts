@@ -16,7 +16,7 @@ for (const workers of ['default', '0']) {
   describe(`stream events while the graph works (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
     let server: InProcessApp;
     before(async () => {
-      server = await areaApp('agent-server', { project: { graphs }, compiledGraphs: true, dataDir: null, runWorkers: workers });
+      server = await areaApp('agent-server', { project: { graphs }, compiledModules: true, dataDir: null, runWorkers: workers });
     });
     after(() => server.close());
 

@@ -16,7 +16,7 @@ import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import type { RunOutput } from '../../../src/domain/agent/graphs/runContext.ts';
 import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
+import { withCompiledModules } from '../../support/compiledGraphs.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -29,7 +29,7 @@ test("a lone tenant's runs, one computing, are all in one worker of two; another
   const pool = new RunWorkerPool({
     size: 2,
     setup: {
-      graphs: withCompiledGraphs({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', busy: './test/fixtures/graphs/workers.ts:busy' } }, root).graphs!,
+      graphs: withCompiledModules({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', busy: './test/fixtures/graphs/workers.ts:busy' } }, root).graphs!,
       baseDir: root,
       functions: 'plain',
       fresh: false,

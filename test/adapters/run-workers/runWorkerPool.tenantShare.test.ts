@@ -15,7 +15,7 @@ import { CollectionRunStore } from '../../../src/adapters/run-storage/collection
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
+import { withCompiledModules } from '../../support/compiledGraphs.ts';
 import { cancelRuns, runStatuses, twoTenants, type TenantRun, type TwoTenants } from '../../support/twoTenants.ts';
 
 const SLOTS = 4;
@@ -68,7 +68,7 @@ test('a tenant holding its share of the workers has the one left for the others 
     size: 2,
     tenantShares: true,
     setup: {
-      graphs: withCompiledGraphs({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' } }, root).graphs!,
+      graphs: withCompiledModules({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' } }, root).graphs!,
       baseDir: root,
       functions: 'plain',
       fresh: false,

@@ -57,7 +57,7 @@ describe('runs in worker threads', () => {
     // and the other graphs here stay far below the limit
     server = await areaApp('agent-server', {
       project,
-      compiledGraphs: true,
+      compiledModules: true,
       dataDir: null,
       env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '96' },
     });
@@ -194,7 +194,7 @@ describe('a run past AGENTPLANE_RUN_TIMEOUT_S', () => {
   before(async () => {
     server = await areaApp('agent-server', {
       project,
-      compiledGraphs: true,
+      compiledModules: true,
       dataDir: null,
       env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_TIMEOUT_S: '3' },
     });

@@ -38,7 +38,7 @@ describe('the run watchdog', () => {
   before(async () => {
     server = await areaApp('agent-server', {
       project,
-      compiledGraphs: true,
+      compiledModules: true,
       dataDir: null,
       env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_STALL_TIMEOUT_S: String(STALL_S), AGENTPLANE_RUN_TIMEOUT_S: '0' },
     });

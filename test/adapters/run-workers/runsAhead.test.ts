@@ -24,7 +24,7 @@ import { pendingRun } from '../../support/runRecords.ts';
 import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
-import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
+import { withCompiledModules } from '../../support/compiledGraphs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -42,7 +42,7 @@ describe('a thread’s next run started ahead in its worker', () => {
     pool = new RunWorkerPool({
       size: 1,
       setup: {
-        graphs: withCompiledGraphs(
+        graphs: withCompiledModules(
           { graphs: { agent: './examples/graphs/agent.ts:agent', slow: './test/fixtures/graphs/streamWhileBusy.ts:waitThenAnswer' } },
           ROOT,
         ).graphs!,
@@ -197,7 +197,7 @@ describe('runs queued on one thread, through the server', () => {
   before(async () => {
     server = await areaApp('agent-server', {
       project: testProject,
-      compiledGraphs: true,
+      compiledModules: true,
       dataDir: null,
       runWorkers: 'default',
       log: createLogger('debug', {}, (line) => void lines.push(JSON.parse(line))),

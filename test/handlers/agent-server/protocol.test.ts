@@ -30,7 +30,7 @@ for (const workers of ['default', '0']) {
     before(async () => {
       server = await areaApp('agent-server', {
         project: { graphs },
-        compiledGraphs: true,
+        compiledModules: true,
         dataDir: null,
         runWorkers: workers,
         env: {

@@ -26,7 +26,7 @@ describe('shapes clients read', () => {
       },
       dataDir: null,
       // the subgraph schemas are read from the TypeScript source
-      compiledGraphs: false,
+      compiledModules: false,
     });
     client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
   });

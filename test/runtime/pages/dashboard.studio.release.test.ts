@@ -23,7 +23,7 @@ const project = {
 
 // the project's TypeScript graphs as they are, not the run's compiled copies: the failed node's
 // stack trace on the run page must name the user's own file (dashboard.ts)
-const fixture = dashboardFixture({ project, compiledGraphs: false });
+const fixture = dashboardFixture({ project, compiledModules: false });
 
 const open = (path: string, options: { key?: string | null; width?: number } = {}) =>
   openPage(fixture.browser, fixture.server.url + path, { width: options.width, key: options.key === null ? undefined : (options.key ?? fixture.server.key) });

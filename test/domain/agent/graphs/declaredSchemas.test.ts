@@ -23,7 +23,7 @@ describe('declared graph schemas', () => {
     fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
     server = await areaApp('agent-server', {
       // the TypeScript sources: what some of these declare is read from their types
-      compiledGraphs: false,
+      compiledModules: false,
       project: {
         graphs: {
           typed: TYPED,

@@ -392,7 +392,7 @@ for (const workers of ['default', '0']) {
     before(async () => {
       server = await startTestServer({
         project: { graphs: { talk: `${fixture}:talk`, ask: `${fixture}:ask` } },
-        compiledGraphs: true,
+        compiledModules: true,
         dataDir: null,
         runWorkers: workers,
         env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}` },
