@@ -62,6 +62,34 @@ function sharedPassingRun(): ReturnType<typeof run> {
   return passingRun;
 }
 
+/**
+ * One run of the runner serves the tests whose folders fail it, each its own way: two files
+ * sharing a process, one of them failing; a file whose tests were lost; a file that leaves what
+ * it made in its TMPDIR (the run's TMPDIR a folder of this file's, which it must leave empty).
+ * Each test below asserts its own folder's part.
+ */
+const failingFolders = {
+  shared: path.join(dir, 'shared'),
+  sharedSeen: path.join(dir, 'shared-seen.log'),
+  lost: path.join(dir, 'lost'),
+  leaks: path.join(dir, 'leaks'),
+  tidySeen: path.join(dir, 'tmpdir-of-tidy'),
+  realTmp: path.join(dir, 'tmp'),
+};
+let failingRun: Promise<Awaited<ReturnType<typeof run>> & { started: number }> | undefined;
+function sharedFailingRun(): NonNullable<typeof failingRun> {
+  failingRun ??= (async () => {
+    const { shared, sharedSeen, lost, leaks, tidySeen, realTmp } = failingFolders;
+    writeShared(shared, sharedSeen);
+    writeLost(lost);
+    writeLeaks(leaks, tidySeen);
+    fs.mkdirSync(realTmp, { recursive: true });
+    const started = Date.now();
+    return { ...(await run({ TMPDIR: realTmp }, [], [shared, lost, leaks], false)), started };
+  })();
+  return failingRun;
+}
+
 test('every test of a folder runs, the tests registered after a top-level await too, its files sharing a process, or a process each with TEST_GROUP_SIZE=1', async () => {
   const { tests, pass, output } = await sharedPassingRun();
   // the three files' 4, the many files' 1,000 and the held file's 1
@@ -83,11 +111,10 @@ test('every test of a folder runs, the tests registered after a top-level await 
   assert.equal(new Set(pids).size, 3, `three files, 3 processes: ${pids.join(', ')}`);
 });
 
-test("files sharing a process: each file's root hooks, environment, mocks and TMPDIR stay its own, a support module's clean-up runs after each, and a failure names its file and line", async () => {
-  const folder = path.join(dir, 'shared');
+/** Two files sharing a process (a failing test in the second) and a support module both import; each notes what it sees in `seen`. */
+function writeShared(folder: string, seen: string): void {
   fs.mkdirSync(folder, { recursive: true });
   const header = `import fs from 'node:fs'; import os from 'node:os'; import assert from 'node:assert/strict'; import { after, beforeEach, mock, test } from 'node:test'; import { made } from './support.ts';`;
-  const seen = path.join(dir, 'shared-seen.log');
   const note = (what: string) => `fs.appendFileSync(${JSON.stringify(seen)}, ${what} + '\\n');`;
   // a module both files import, loaded once in their process, that cleans up what each file made
   // (test/support/bothStores.ts' stores: a top-level after closed the first file's only)
@@ -130,9 +157,15 @@ test("files sharing a process: each file's root hooks, environment, mocks and TM
     ].join('\n'),
   );
   fs.rmSync(seen, { force: true });
-  const { status, pass, output } = await run({}, [], folder, false);
+}
+
+test("files sharing a process: each file's root hooks, environment, mocks and TMPDIR stay its own, a support module's clean-up runs after each, and a failure names its file and line", async () => {
+  const { status, pass, output } = await sharedFailingRun();
   assert.equal(status, 1, output);
-  assert.equal(pass, 2, output);
+  assert.deepEqual(passed(output, ['a: one', 'b: sees none of a']), ['a: one', 'b: sees none of a'], output);
+  // these two, the lost folder's kept test and the leaking folder's two: no other
+  assert.equal(pass, 5, output);
+  const seen = failingFolders.sharedSeen;
   const lines = fs.readFileSync(seen, 'utf8').trim().split('\n');
   // a's hooks ran around a's test only, and its after hook before b loaded; the support
   // module's clean-up after each file's own hooks
@@ -145,18 +178,18 @@ test("files sharing a process: each file's root hooks, environment, mocks and TM
   assert.match(output, /test at [^\n]*shared[\\/]b\.test\.[jt]s:\d+:\d+\n✖ b: fails/);
 });
 
-test('a file that declares tests and reports no result fails the run, named: its tests were lost, not passed', async () => {
-  // a folder of its own, beside the three files' (the other tests run over all of theirs)
-  const lost = `${dir}-lost`;
-  after(() => fs.rmSync(lost, { recursive: true, force: true }));
+/** A file that declares a test and registers none (a lost file, to the runner) beside one that runs its test. */
+function writeLost(lost: string): void {
   fs.mkdirSync(lost, { recursive: true });
   fs.writeFileSync(path.join(lost, 'kept.test.ts'), [`import { test } from 'node:test';`, `test('kept', () => {});`].join('\n'));
   // what a lost file looks like to the runner: tests written, none reported
   fs.writeFileSync(path.join(lost, 'gone.test.ts'), [`import { test } from 'node:test';`, `if (process.env.NEVER) test('gone', () => {});`].join('\n'));
-  const started = Date.now();
-  const { status, pass, output } = await run({}, [], lost, false);
+}
+
+test('a file that declares tests and reports no result fails the run, named: its tests were lost, not passed', async () => {
+  const { status, output, started } = await sharedFailingRun();
   // kept's test (the two files share a process: the lost one's is an empty suite, no test)
-  assert.equal(pass, 1, output);
+  assert.deepEqual(passed(output, ['kept']), ['kept'], output);
   assert.notEqual(status, 0, output);
   // a process gated on a file that registers no test once spun at full CPU for minutes (281 s here)
   assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
@@ -260,15 +293,12 @@ test('a process held by a handle its tests left open ends a grace after its last
   assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
 });
 
-test('a file that leaves what it made in its temporary folder fails the run, named, and the run leaves nothing in the real one', async () => {
-  const folder = path.join(dir, 'leaks');
-  const realTmp = path.join(dir, 'tmp');
+/** A file that leaves a folder in its TMPDIR, and one that removes its own; the second notes its TMPDIR in `seen`. */
+function writeLeaks(folder: string, seen: string): void {
   fs.mkdirSync(folder, { recursive: true });
-  fs.mkdirSync(realTmp, { recursive: true });
   const make = LEAK;
   const header = LEAK_HEADER;
   fs.writeFileSync(path.join(folder, 'leaky.test.ts'), [header, make, `test('leaks a folder', () => {});`].join('\n'));
-  const seen = path.join(dir, 'tmpdir-of-tidy');
   fs.writeFileSync(
     path.join(folder, 'tidy.test.ts'),
     [
@@ -279,8 +309,12 @@ test('a file that leaves what it made in its temporary folder fails the run, nam
       `test('removes its folder', () => {});`,
     ].join('\n'),
   );
-  const { status, pass, output } = await run({ TMPDIR: realTmp }, [], folder, false);
-  assert.equal(pass, 2, output);
+}
+
+test('a file that leaves what it made in its temporary folder fails the run, named, and the run leaves nothing in the real one', async () => {
+  const { status, output } = await sharedFailingRun();
+  const { realTmp, tidySeen: seen } = failingFolders;
+  assert.deepEqual(passed(output, ['leaks a folder', 'removes its folder']), ['leaks a folder', 'removes its folder'], output);
   assert.notEqual(status, 0, output);
   assert.match(output, /1 test file\(s\) left what they made in their temporary folder[^]*leaky\.test\.ts: agentplane-test-\w+/);
   assert.doesNotMatch(output, /tidy\.test\.ts: /);
