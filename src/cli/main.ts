@@ -18,6 +18,7 @@ import { compileProjectAhead } from '../compose/projectCompilation.ts';
 import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
+import { onLateRefusal } from '../runtime/lateRefusal.ts';
 import { startIdleCollector } from '../runtime/idle/idleCollector.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
 
@@ -89,12 +90,24 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   if (watching) trackImports();
   // serve imports the project's TypeScript compiled by esbuild meanwhile, not through tsx's hooks (dev keeps them: its reload)
   if (mode === 'serve') compileProjectAhead(config, log);
-  const server = await startServer(config, createApplication, log);
+  const starting = startServer(config, createApplication, log);
+  let stopping = false;
+  // a graph the start took as loading (its check remembered) that fails once loaded after the
+  // first 200 stops the server as a start with it is refused: its message, exit 1 (compose/graphsAtStart.ts)
+  onLateRefusal((err) => {
+    if (stopping) return;
+    stopping = true;
+    const exit = () => {
+      console.error(err.message);
+      process.exit(1);
+    };
+    void starting.then((started) => started.close()).then(exit, exit);
+  });
+  const server = await starting;
   // what a busy spell left behind is given back once the server is idle (runtime/idle/idleCollector.ts)
   const collector = startIdleCollector();
   // from the moment the server listens a signal stops it cleanly: the gRPC port starts after
   // the HTTP port listens, and a SIGTERM while it starts must still flush the store (exit 0)
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -14,6 +14,8 @@ import type { BackgroundModule } from '../runtime/application.ts';
  * first run comes, sent by a client that waited for the server to settle):
  *
  * 1. a run worker, at once (the port already answers);
+ * 1b. the main thread's graphs, where the start answered from a remembered check that they load
+ *    (graphsAtStart.ts): the main thread's LangGraph import after its first 200, not before;
  * 2. the graphs' schemas read from their types, as soon as that worker is ready;
  * 3. the run path through that worker;
  * 4. the server's own run store read as a run's first reads are (`ownReads`): the run path's
@@ -49,6 +51,8 @@ const IDLE_SHARE_OF_A_CORE = 0.1;
 
 export interface StartWarmUps {
   worker?: () => Promise<void>;
+  /** The main thread's graphs, where the start did not load them (resolves at once where they are loaded). */
+  graphs?: () => Promise<void>;
   schemas?: () => Promise<void>;
   runPath?: () => Promise<void>;
   /** The server's own run store's first reads, of a thread no one has: they read, never write. */
@@ -82,6 +86,9 @@ export function startWarmUps(steps: StartWarmUps, log: Logger): BackgroundModule
       const started = performance.now();
       void (async () => {
         await step('a run worker', steps.worker);
+        // without a worker's warm-up to follow, they wait for the process to be idle (a request that needs them loads them)
+        if (steps.graphs && !steps.worker) await idle(SCHEMA_WARMUP_DELAY_MS - (performance.now() - started));
+        await step("the main thread's graphs", steps.graphs);
         if (steps.schemas) {
           if (!steps.worker || steps.busy()) await idle(SCHEMA_WARMUP_DELAY_MS - (performance.now() - started));
           await step('the schemas', steps.schemas);

@@ -31,7 +31,7 @@ import { packageName } from './projectImports.ts';
 import { loadedByRequire, nearestTsconfig } from './typescriptLoader.ts';
 
 /** Each module compiled (its source's path) → its JavaScript's URL; or why the project loads through tsx. */
-export type CompiledProject = { modules: Map<string, string> } | { fallback: string };
+export type CompiledProject = { modules: Map<string, string>; set?: string } | { fallback: string };
 
 const TYPESCRIPT = /\.(ts|tsx|mts|cts)$/;
 const DECLARATIONS = /\.d\.[cm]?ts$/;
@@ -45,26 +45,26 @@ class CannotCompile extends Error {}
 /** Compiles `entries` (absolute paths of TypeScript modules) and every project module they import. */
 export async function compileProject(entries: readonly string[]): Promise<CompiledProject> {
   try {
-    return { modules: await compile(entries) };
+    return await compile(entries);
   } catch (err) {
     return { fallback: err instanceof CannotCompile ? err.message : `esbuild: ${(err as Error).message.split('\n').slice(0, 3).join(' ')}` };
   }
 }
 
-async function compile(entries: readonly string[]): Promise<Map<string, string>> {
-  if (!entries.length) return new Map();
+async function compile(entries: readonly string[]): Promise<{ modules: Map<string, string>; set?: string }> {
+  if (!entries.length) return { modules: new Map() };
   // an unchanged project's copies from an earlier start, without esbuild (projectCompileCache.ts)
   const nodeModules = nodeModulesAbove(entries[0]);
   const kept = keptCompile(entries);
   if (kept) {
     // marks the set used, as a compile does
     for (const sets of new Set([...kept.places.values()].map((place) => setsFolder(place, kept.hash)))) void pruneSets(sets, kept.hash);
-    return new Map([...kept.places].map(([file, place]) => [file, pathToFileURL(place).href]));
+    return { modules: new Map([...kept.places].map(([file, place]) => [file, pathToFileURL(place).href])), set: kept.hash };
   }
   // the service is held for the whole compile (its waves), then let go: a server compiles once
   const { urls, set } = await withEsbuild((esbuild) => compileWith(esbuild, entries));
   if (nodeModules) void writeCompiledSet(nodeModules, entries, set);
-  return urls;
+  return { modules: urls, set: set.hash };
 }
 
 /** The copies an earlier compile of `entries` made, if its record says nothing it read changed since (projectCompileCache.ts). */

@@ -55,6 +55,12 @@ export function compiledProjectModules(): Record<string, string> | undefined {
   return compiledNow && 'modules' in compiledNow && compiledNow.modules.size ? Object.fromEntries(compiledNow.modules) : undefined;
 }
 
+/** Once serve's compile is over: its modules and their set (projectCompile.ts); undefined where none was begun (dev, a server in process) or the project loads through tsx. */
+export async function projectCompiledAhead(): Promise<{ modules: Map<string, string>; set?: string } | undefined> {
+  const project = compiled && (await compiled);
+  return project && 'modules' in project ? project : undefined;
+}
+
 /** Modules compiled by another thread (a run worker's project, compiled by the main thread). */
 export function useCompiledProjectModules(modules: Record<string, string>): void {
   compiledNow = { modules: new Map(Object.entries(modules)) };

@@ -19,6 +19,13 @@ test('the server on the embedded store answers without having loaded the pg driv
   const loads = path.join(tempDir(), 'loads.txt');
   fs.writeFileSync(loads, '');
   const key = 'start-loads-key';
+  // the shipped project file, its paths made absolute, in a folder of its own: a start that checks
+  // the graphs before it answers (another folder is another key for the check an earlier start
+  // remembered, compose/graphsAtStart.ts; a second start's loads are the test below)
+  const shipped = JSON.parse(fs.readFileSync(path.join(ROOT, 'agentplane.json'), 'utf8')) as { graphs: Record<string, string>; ui: Record<string, string> };
+  const absolute = (entries: Record<string, string>) => Object.fromEntries(Object.entries(entries).map(([id, spec]) => [id, path.join(ROOT, spec)]));
+  const configFile = path.join(tempDir(), 'agentplane.json');
+  fs.writeFileSync(configFile, JSON.stringify({ ...shipped, graphs: absolute(shipped.graphs), ui: absolute(shipped.ui) }));
   const child = spawn(
     process.execPath,
     [
@@ -32,7 +39,7 @@ test('the server on the embedded store answers without having loaded the pg driv
       '--host',
       '127.0.0.1',
       '--config',
-      path.join(ROOT, 'agentplane.json'),
+      configFile,
     ],
     {
       cwd: ROOT,
@@ -171,4 +178,106 @@ test('the server on the embedded store answers without having loaded the pg driv
     child.kill('SIGKILL');
     await exited;
   }
+});
+
+/** The built entry point's `serve` of `configFile` (bin/agentplane.js as a user starts it), each module it loads recorded in `loads`. */
+function serveRecorded(configFile: string, cwd: string, env: Record<string, string>) {
+  const loads = path.join(tempDir(), 'loads.txt');
+  fs.writeFileSync(loads, '');
+  const entry = ['--import', path.join(ROOT, 'test/support/recordLoads.mjs'), path.join(ROOT, 'bin/agentplane.js')];
+  const child = spawn(process.execPath, [...entry, 'serve', '--memory', '--port', '0', '--host', '127.0.0.1', '--config', configFile], {
+    cwd,
+    env: { ...process.env, RECORD_LOADS: loads, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_RUN_WORKER_WARMUP: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  void exited.then(() => clearTimeout(timer));
+  /** The first 200 of /ok, or the exit's code and output. */
+  const answered = new Promise<{ url: string } | { code: number | null }>((resolve) => {
+    const listened = () => {
+      const listening = logLine(out, 'agentplane listening');
+      if (!listening) return;
+      child.stdout.off('data', listened);
+      resolve(fetch(`${listening.url}/ok`).then((ok) => (assert.equal(ok.status, 200), { url: listening.url as string })));
+    };
+    child.stdout.on('data', listened);
+    void exited.then((code) => resolve({ code }));
+  });
+  const mainThread = (pkg: string) =>
+    fs
+      .readFileSync(loads, 'utf8')
+      .split('\n')
+      .filter((u) => !u.startsWith('worker ') && u.includes(`/node_modules/${pkg}/`));
+  return { child, answered, exited, output: () => out, mainThread };
+}
+
+/** A project of one LangGraph graph in TypeScript, in a folder of its own (its node_modules agentplane's). */
+function langGraphProject(graphSource: string): string {
+  const project = tempDir();
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(project, 'node_modules'));
+  // an ES module package: tsx runs a .ts file of a package without "type": "module" as CommonJS, which serve does not compile
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+  fs.writeFileSync(path.join(project, 'graph.ts'), graphSource);
+  fs.writeFileSync(path.join(project, 'agentplane.json'), JSON.stringify({ graphs: { g: './graph.ts:graph' } }));
+  return project;
+}
+
+const GRAPH = `import { Annotation, StateGraph } from '@langchain/langgraph';
+const State = Annotation.Root({ n: Annotation<number> });
+export const graph = new StateGraph(State).addNode('one', (s) => ({ n: (s.n ?? 0) + 1 })).addEdge('__start__', 'one').compile();
+`;
+
+test('a second start of an unchanged project answers before its main thread evaluated LangGraph or @langchain/core; a changed graph is checked again first', async () => {
+  const project = langGraphProject(GRAPH);
+  const start = async () => {
+    const served = serveRecorded(path.join(project, 'agentplane.json'), project, {});
+    try {
+      const answered = await served.answered;
+      assert.ok('url' in answered, served.output());
+      return { langgraph: served.mainThread('@langchain/langgraph'), core: served.mainThread('@langchain/core') };
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  };
+  const first = await start();
+  assert.ok(first.core.length > 0, 'the first start checked the graph on its main thread before answering');
+  const second = await start();
+  // (LangGraph's small stream module, a few files, the protocol's conversions import; not LangGraph itself)
+  assert.deepEqual(
+    second.langgraph.filter((u) => !/\/dist\/stream(\.js|\/)/.test(u)),
+    [],
+    'the main thread has not evaluated LangGraph before its first 200',
+  );
+  assert.deepEqual(second.core, [], 'nor @langchain/core');
+  // the graph's source changed: its compiled set is another, the check is made again before answering
+  fs.appendFileSync(path.join(project, 'graph.ts'), 'export const other = 1;\n');
+  const changed = await start();
+  assert.ok(changed.core.length > 0, 'a changed graph is checked before the start answers');
+});
+
+test('a remembered graph that no longer loads once loaded after the first 200 stops the server with the message and exit code a refused start gives', async () => {
+  const project = langGraphProject(`if (!process.env.H86C_GRAPH_READY) throw new Error('H86C_GRAPH_READY is not set');\n${GRAPH}`);
+  const configFile = path.join(project, 'agentplane.json');
+  const ready = serveRecorded(configFile, project, { H86C_GRAPH_READY: '1' });
+  assert.ok('url' in (await ready.answered), ready.output());
+  ready.child.kill('SIGTERM');
+  await ready.exited;
+  // the same project without the variable its graph needs: the start answers from the remembered check, then stops
+  const late = serveRecorded(configFile, project, {});
+  const answered = await late.answered;
+  assert.ok('url' in answered, `the start answered from the remembered check: ${late.output()}`);
+  const lateCode = await late.exited;
+  assert.equal(lateCode, 1, late.output());
+  // the record was forgotten: the next start checks first and is refused, as before
+  const refused = serveRecorded(configFile, project, {});
+  const refusal = await refused.answered;
+  assert.deepEqual(refusal, { code: 1 }, refused.output());
+  const message = (out: string) => /graph "g": cannot import [^\n]*H86C_GRAPH_READY is not set/.exec(out)?.[0];
+  assert.ok(message(refused.output()), refused.output());
+  assert.equal(message(late.output()), message(refused.output()), 'the same message');
 });

@@ -9,6 +9,7 @@ import { youngCollection } from '../../runtime/idle/idleCollector.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/threads/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
+import { graphCheckSubject, graphsAtStart } from '../graphsAtStart.ts';
 import { warmGraphSchemas } from '../../domain/agent/graphs/graphShapes.ts';
 import { staticSchemaReader } from '../../adapters/run-workers/staticSchemas.ts';
 import { useGraphTypeReader } from '../../domain/ports/graphTypeReader.ts';
@@ -87,9 +88,18 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   useGraphTypeReader(staticSchemaReader);
   // a run's spans are made with the environment's tracing settings (read on the first run), and also go to the OTLP endpoint it names
   useRunSpanSettings(() => runSpanSettingsFromEnv(process.env));
-  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
+  // loaded here before the first 200, or after it where an earlier start's check of the same graphs is remembered (graphsAtStart.ts)
+  const graphs = await graphsAtStart({
+    subject: await graphCheckSubject(config, baseDir, functions),
+    load: () => loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions }),
+    checkpointer,
+    log,
+  });
   // the graphs' types are read in the background, so their schemas answer at once when asked
-  const warmSchemas = () => warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
+  const warmSchemas = async () => {
+    await graphs.loaded();
+    await warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
+  };
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
@@ -110,7 +120,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   });
   const runEndListeners: ((ended: RunEnded) => void)[] = [];
   // graphs execute off the request loop, in worker threads that load the project themselves
-  const kindOf = (run: { graph_id: string }) => firstReadsKind(graphs.get(run.graph_id)?.kind);
+  const kindOf = (run: { graph_id: string }) => firstReadsKind(graphs.kind(run.graph_id));
   const pool =
     config.runWorkers > 0
       ? new RunWorkerPool({
@@ -235,6 +245,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
       // first run found none and paid for a worker's start, ~1 s of a core, most of its time to
       // its first token (issue 89); the others start with the runs that need them
       worker: config.runWorkerWarmup && pool ? () => pool.warm().then(() => log.debug('a run worker is ready ahead of the first run')) : undefined,
+      // this thread's graphs where the start answered from a remembered check (a request that needs them first loads them itself)
+      graphs: () => graphs.loaded(),
       schemas: config.schemaWarmup ? warmSchemas : undefined,
       busy: () => domain.executingRuns() > 0,
       youngCollection: () => youngCollection()?.(),
@@ -242,7 +254,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
       // a LangGraph graph, so only where the project has one (the main thread of a project of
       // plain functions loads no LangGraph), and loaded only then
       runPath:
-        config.runWorkerWarmup && pool && graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')
+        config.runWorkerWarmup && pool && graphs.ids().some((id) => graphs.kind(id) !== 'plain')
           ? async () => {
               const { warmRunPath } = await import('../runPathWarmUp.ts');
               // through runs-ahead where the project's runs go through it, over a store on disk where theirs is
@@ -257,7 +269,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           : undefined,
       // what the server's first run reads first, read once from its own run store (a thread no one has)
       ownReads:
-        pool && graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')
+        pool && graphs.ids().some((id) => graphs.kind(id) !== 'plain')
           ? async () => {
               await deps.runBackend.runs.firstReads(uuid4(), 'langgraph');
               log.debug("the run store's first reads are made");

@@ -98,7 +98,7 @@ export class A2ATaskService {
     if (params.configuration?.pushNotificationConfig) return fail('unsupported', 'Push Notification is not supported');
     // a follow-up that answers an interrupt is the interrupt's value, not new graph input
     const waiting = rules.resumeInterrupts && message.taskId !== undefined ? await this.waitingTask(assistant, message.taskId) : undefined;
-    const converted = waiting ? resumeCommand(message, waiting.pending) : asInput(toRunInput(message, this.agent.assistants.hasMessages(assistant)));
+    const converted = waiting ? resumeCommand(message, waiting.pending) : asInput(toRunInput(message, await this.agent.assistants.hasMessages(assistant)));
     if (!converted.ok) return converted;
     const named = message.contextId !== undefined ? this.threadOf(message.contextId) : undefined;
     // a context another caller's tasks live in is not this caller's to continue: its thread
@@ -317,7 +317,7 @@ export class A2ATaskService {
 
   private async outcomeOf(assistant: Assistant, runId: string, state: TaskOutcome['state'], at: string, thread: ThreadState | undefined): Promise<TaskOutcome> {
     const values = (thread?.values ?? {}) as Record<string, unknown>;
-    const hasMessages = this.agent.assistants.hasMessages(assistant);
+    const hasMessages = await this.agent.assistants.hasMessages(assistant);
     const reply = hasMessages ? latestReply(values.messages) : null;
     return {
       runId,

@@ -205,7 +205,7 @@ class OwnerService implements AgentService {
  */
 function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, runs: Pick<RunStore, 'firstReads'>): RunExecutor {
   return async (run, signal, publish, started) => {
-    const kind = firstReadsKind(graphs.get(run.graph_id)?.kind);
+    const kind = firstReadsKind(graphs.kind(run.graph_id));
     return execute(run, signal, publish, started, kind ? await runs.firstReads(run.thread_id, kind).catch(() => ({})) : undefined);
   };
 }

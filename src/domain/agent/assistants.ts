@@ -46,7 +46,7 @@ export class AssistantRegistry implements AssistantService {
     return this.graphs.ids();
   }
 
-  hasMessages(assistant: Assistant): boolean {
+  hasMessages(assistant: Assistant): Promise<boolean> {
     return this.graphs.hasMessages(assistant.graph_id);
   }
 

@@ -46,7 +46,7 @@ export interface AssistantService {
   /** resolve(), as an outcome for the operations that address one assistant. */
   get(idOrGraph: string): Promise<Outcome<Assistant, 'not_found'>>;
   /** Whether the assistant's graph keeps a top-level `messages` list in its state. */
-  hasMessages(assistant: Assistant): boolean;
+  hasMessages(assistant: Assistant): Promise<boolean>;
   search(query?: AssistantSearchRequest): Promise<Assistant[]>;
   create(body: AssistantCreate): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
   /** A new version with the given fields (metadata merged), made the latest. */

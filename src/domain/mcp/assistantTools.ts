@@ -47,7 +47,7 @@ export async function listAssistantTools(host: ToolHost): Promise<AssistantTool[
     const inputSchema =
       derived && derived.type === 'object'
         ? (derived as AssistantTool['inputSchema'])
-        : host.assistants.hasMessages(assistant)
+        : (await host.assistants.hasMessages(assistant))
           ? MESSAGES_INPUT
           : { type: 'object' as const };
     tools.push({

@@ -32,7 +32,7 @@ export interface CardSetting {
 }
 
 /** The public v1.0 card of an assistant named as given, unsigned. */
-function publicV1Card(
+async function publicV1Card(
   serviceFor: ServiceFor,
   { version, interfaces, security, extension }: CardSetting,
   assistant: Assistant,
@@ -40,7 +40,7 @@ function publicV1Card(
   ctx: RequestContext,
 ) {
   const { assistants } = serviceFor(ctx);
-  const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version, security });
+  const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: await assistants.hasMessages(assistant), version, security });
   return toV1Card(card, supportedInterfaces(interfaces(), { baseUrl: ctx.baseUrl, assistantId: id }), extension !== undefined);
 }
 
@@ -57,7 +57,7 @@ export function extendedCardOf(
   const { extension, signer } = setting;
   if (!extension) return undefined;
   return async (assistant, ctx) => {
-    const card = publicV1Card(serviceFor, setting, assistant, assistant.assistant_id, ctx);
+    const card = await publicV1Card(serviceFor, setting, assistant, assistant.assistant_id, ctx);
     const authenticated = ctx.tenantId !== null || ctx.user !== undefined;
     const body = authenticated ? extendedV1Card(card, extension) : card;
     return (signer ? await signer.sign(body as GetAgentCard200Body, ctx.baseUrl) : body) as V1.AgentCard;
@@ -73,10 +73,12 @@ function cardOf(serviceFor: ServiceFor, project: ProjectConfig, setting: CardSet
     const found = await assistants.get(id);
     if (!found.ok) return unknownAssistant(id);
     const assistant = found.value;
-    const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version, security });
+    const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: await assistants.hasMessages(assistant), version, security });
     const listed = supportedInterfaces(interfaces(), { baseUrl: ctx.baseUrl, assistantId: id });
     // the v1.0 card as the agent-server document declares it (AgentCardV1), the same fields as the A2A document's
-    const body = (shape === '0.3' ? { ...card, supportedInterfaces: listed } : publicV1Card(serviceFor, setting, assistant, id, ctx)) as GetAgentCard200Body;
+    const body = (
+      shape === '0.3' ? { ...card, supportedInterfaces: listed } : await publicV1Card(serviceFor, setting, assistant, id, ctx)
+    ) as GetAgentCard200Body;
     return { status: 200 as const, body: signer ? await signer.sign(body, ctx.baseUrl) : body };
   };
 }

@@ -73,11 +73,39 @@ const saverOf = async (source: SaverSource | undefined): Promise<BaseCheckpointS
 
 export class GraphRegistry {
   private graphs = new Map<string, LoadedGraph>();
+  /** Loads the graphs where they are loaded later (deferred); its promise once asked. */
+  private later?: { load: () => Promise<GraphRegistry>; kinds: Record<string, LoadedGraph['kind']>; loading?: Promise<void> };
 
   constructor(private readonly checkpointer?: SaverSource) {}
 
+  /**
+   * Graphs known to load (another thread loaded them: their ids and kinds), loaded here by `load`
+   * when first awaited (`loaded()`): a start answers before this thread imports LangGraph.
+   */
+  static deferred(kinds: Record<string, LoadedGraph['kind']>, load: () => Promise<GraphRegistry>, checkpointer?: SaverSource): GraphRegistry {
+    const registry = new GraphRegistry(checkpointer);
+    registry.later = { load, kinds };
+    return registry;
+  }
+
+  /** Resolves once the graphs are loaded here (at once unless deferred); `get` answers from then on. */
+  loaded(): Promise<void> {
+    const later = this.later;
+    if (!later) return Promise.resolve();
+    later.loading ??= later.load().then((registry) => {
+      if (this.later === later) this.replaceWith(registry);
+    });
+    return later.loading;
+  }
+
+  /** The loaded graph (undefined until `loaded()` resolved where the graphs are deferred). */
   get(id: string): LoadedGraph | undefined {
     return this.graphs.get(id);
+  }
+
+  /** The graph's kind, known before it is loaded here. */
+  kind(id: string): LoadedGraph['kind'] | undefined {
+    return this.graphs.get(id)?.kind ?? this.later?.kinds[id];
   }
 
   /**
@@ -85,6 +113,7 @@ export class GraphRegistry {
    * upstream servers do per run) and its graph gets the server's checkpointer.
    */
   async resolve(id: string, config: Record<string, unknown> = {}): Promise<RunnableGraph | undefined> {
+    await this.loaded();
     const graph = this.graphs.get(id);
     if (!graph || graph.kind !== 'factory') return graph;
     return {
@@ -100,6 +129,7 @@ export class GraphRegistry {
 
   /** A plain function turned out to be a factory (it returned a graph): from now on it is one. */
   async markFactory(id: string): Promise<void> {
+    await this.loaded();
     const graph = this.graphs.get(id);
     if (graph?.kind !== 'plain') return;
     const make = graph.fn as unknown as GraphFactory;
@@ -116,7 +146,7 @@ export class GraphRegistry {
   }
 
   ids(): string[] {
-    return [...this.graphs.keys()];
+    return this.later ? Object.keys(this.later.kinds) : [...this.graphs.keys()];
   }
 
   add(graph: LoadedGraph): void {
@@ -126,9 +156,11 @@ export class GraphRegistry {
   /** Swaps in freshly loaded graphs (dev reload); runs in flight keep the ones they hold. */
   replaceWith(other: GraphRegistry): void {
     this.graphs = new Map(other.graphs);
+    this.later = undefined;
   }
 
-  hasMessages(id: string): boolean {
+  async hasMessages(id: string): Promise<boolean> {
+    await this.loaded();
     const graph = this.graphs.get(id);
     if (!graph) return false;
     if (graph.kind === 'plain') return (graph.fn as { hasMessages?: boolean }).hasMessages !== false;

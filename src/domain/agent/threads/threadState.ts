@@ -60,7 +60,7 @@ export class ThreadStateReader {
     const wantLangGraph = graph?.kind !== 'langgraph';
     let latest: RunRecord | undefined;
     for (const run of await this.runs.onThread(thread.thread_id)) {
-      const kind = this.graphs.get(run.graph_id)?.kind;
+      const kind = this.graphs.kind(run.graph_id);
       if (kind === undefined || (kind !== 'plain') !== wantLangGraph) continue;
       if (!latest || run.run_id > latest.run_id) latest = run;
     }
