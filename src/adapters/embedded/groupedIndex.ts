@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import { generationOf } from './pagedShards.ts';
 import { readHead } from './pagedIndex.ts';
 import { recordsOf, type IndexedRecord } from './indexRows.ts';
+import { readExactly } from './readExactly.ts';
 
 /** Which of a shard's two index files; IN_SHARD: neither, the shard's own trailer (shardTrailer.ts). */
 export type Side = 0 | 1 | typeof IN_SHARD;
@@ -77,13 +78,8 @@ export function readGroupLine(shardFile: string, side: 0 | 1, line: { at: number
   try {
     const fd = fs.openSync(groupedIndexPath(shardFile, side), 'r');
     try {
-      const buffer = Buffer.allocUnsafe(line.len);
-      let done = 0;
-      while (done < line.len) {
-        const n = fs.readSync(fd, buffer, done, line.len - done, line.at + done);
-        if (n <= 0) return null;
-        done += n;
-      }
+      const buffer = readExactly(fd, line.at, line.len);
+      if (!buffer) return null;
       return recordsOf(JSON.parse(buffer.toString('utf8')), fields, Infinity, Infinity);
     } finally {
       fs.closeSync(fd);

@@ -9,6 +9,7 @@
 // that scans but does not parse fails its collection's load (`agentplane store check` names it).
 import fs from 'node:fs';
 import { parseBatch, writeFileAtomicSync, type SegmentLines } from './dataDir.ts';
+import { readExactly } from './readExactly.ts';
 
 /** One op of a journal line: a put has its seq, and its value's bytes in the file (parsed already, `value`, for the collections read whole). */
 export interface ScannedOp {
@@ -293,8 +294,8 @@ export function readLineIndex(segment: { number: number; file: string }, whole: 
         const scanned: ScannedOp = { collection, id, seq, at, len };
         if (whole(collection)) {
           fd ??= fs.openSync(segment.file, 'r');
-          const bytes = Buffer.allocUnsafe(len);
-          if (fs.readSync(fd, bytes, 0, len, at) !== len) return null;
+          const bytes = readExactly(fd, at, len);
+          if (!bytes) return null;
           scanned.value = JSON.parse(bytes.toString('utf8')) as object;
         }
         ops.push(scanned);

@@ -18,6 +18,7 @@ import { readTrailerLine } from './shardTrailer.ts';
 import { LoadStrings } from './keptStrings.ts';
 import { filesOf, setAside, takeBack } from './setAside.ts';
 import type { IndexedRecord } from './indexRows.ts';
+import { readExactly } from './readExactly.ts';
 
 /**
  * A collection's records as its reader and writer see them: one state (CollectionState), or one
@@ -288,12 +289,8 @@ export class RecordGroups implements RecordSet {
     const rows = group.side === IN_SHARD ? readTrailerLine(fd, group, this.paging.kept) : readGroupLine(shardFile, group.side, group, this.paging.kept);
     if (rows) return rows;
     const size = fs.fstatSync(fd).size;
-    const buffer = Buffer.allocUnsafe(size);
-    for (let done = 0; done < size;) {
-      const n = fs.readSync(fd, buffer, done, size - done, done);
-      if (n <= 0) throw new Error(`${shardFile} ends before ${size} bytes`);
-      done += n;
-    }
+    const buffer = readExactly(fd, 0, size);
+    if (!buffer) throw new Error(`${shardFile} ends before ${size} bytes`);
     const records = pagedRecords(buffer);
     if (!records) throw new Error(`${shardFile}: neither its saved index nor the shard itself can be read`);
     const kept = this.paging.kept;

@@ -21,6 +21,7 @@
 // ("groups": [[key, at, len, count], …]), read when the group is used.
 import fs from 'node:fs';
 import { holdsFew, presentOf, recordsOf, type FewValues, type IndexedRecord } from './indexRows.ts';
+import { readExactly } from './readExactly.ts';
 
 interface TrailerHead {
   version: 4;
@@ -125,12 +126,8 @@ export function bufferBytes(buffer: Buffer): ShardBytes {
 }
 
 function readAt(fd: number, at: number, len: number): Buffer {
-  const buffer = Buffer.allocUnsafe(len);
-  for (let done = 0; done < len;) {
-    const n = fs.readSync(fd, buffer, done, len - done, at + done);
-    if (n <= 0) throw new Error('ends early');
-    done += n;
-  }
+  const buffer = readExactly(fd, at, len);
+  if (!buffer) throw new Error('ends early');
   return buffer;
 }
 
