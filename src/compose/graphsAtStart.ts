@@ -15,7 +15,6 @@
 // `serve` stops the server and exits 1 (runtime/lateRefusal.ts); the reads waiting for the graphs
 // meanwhile answer the error. Answering each graph's reads with the error instead would keep a
 // server up whose restart refuses: a supervisor would not see it as failing.
-import path from 'node:path';
 import { GraphRegistry, graphSource, type SaverSource } from '../domain/agent/graphs/graphs.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logging/logger.ts';
@@ -29,9 +28,13 @@ export async function graphCheckSubject(config: ServerConfig, baseDir: string, f
   if (config.mock || !Object.keys(graphs).length) return undefined;
   const compiled = await projectCompiledAhead();
   if (!compiled?.set) return undefined;
-  const files = Object.values(graphs).map((entry) => graphSource(entry, baseDir)?.file);
-  if (!files.every((file) => file !== undefined && compiled.modules.has(path.resolve(file)))) return undefined;
-  return { set: compiled.set, modules: compiled.modules, graphs, baseDir, functions };
+  const located = Object.entries(graphs).map(([id, entry]) => [id, entry, graphSource(entry, baseDir)] as const);
+  if (!located.every(([, , source]) => source !== undefined && compiled.modules.has(source.file))) return undefined;
+  // each entry as its module's absolute path and export (its other fields as written): the folder of the project file is no part of the check
+  const resolved = Object.fromEntries(
+    located.map(([id, entry, source]) => [id, { ...(typeof entry === 'object' ? entry : {}), path: source!.file, export: source!.exportName }]),
+  );
+  return { set: compiled.set, modules: compiled.modules, graphs: resolved, functions };
 }
 
 export interface GraphsAtStart {

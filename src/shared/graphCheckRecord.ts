@@ -5,8 +5,9 @@
 // that is what the record keeps, with everything that could change whether the graphs load:
 //
 // - in its key (its file's name): the compiled set (a hash of every compiled module's code), the
-//   project's graph entries, its folder and how function exports are read, node's version, and
-//   where this module lives (another agentplane install is another key);
+//   project's graph entries (their modules as absolute paths: the same graphs served from another
+//   project file's folder are the same check, as the compile's record is keyed by its modules), how
+//   function exports are read, node's version, and where this module lives (another install is another key);
 // - in the record, checked each time as the compile's record is (projectCompileCache.ts): each
 //   package the compiled modules import, by the package.json Node would find from the module's
 //   source (content hash; every nearer place where one could appear, as absent), the lockfiles of
@@ -45,8 +46,8 @@ export interface GraphCheckSubject {
   /** The compiled set's hash and its modules (source → copy's URL). */
   set: string;
   modules: Map<string, string>;
+  /** The graph entries, each with its module's absolute path (graphSource). */
   graphs: Record<string, unknown>;
-  baseDir: string;
   functions: string;
 }
 
@@ -108,7 +109,7 @@ function recordFile(subject: GraphCheckSubject): string | undefined {
   const at = place.lastIndexOf(`${path.sep}${subject.set}${path.sep}`);
   if (at < 0) return undefined;
   const key = createHash('sha256')
-    .update(JSON.stringify([FORMAT, process.versions.node, SELF, subject.set, subject.baseDir, subject.functions, subject.graphs]))
+    .update(JSON.stringify([FORMAT, process.versions.node, SELF, subject.set, subject.functions, subject.graphs]))
     .digest('hex');
   return path.join(place.slice(0, at + subject.set.length + 1), `graph-check-${key.slice(0, 32)}.json`);
 }

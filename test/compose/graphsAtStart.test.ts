@@ -27,7 +27,6 @@ function subject(): GraphCheckSubject {
     set: '0123456789abcdef',
     modules: new Map([[path.join(dir, 'graph.ts'), pathToFileURL(copy).href]]),
     graphs: { echo: './graph.ts:echo' },
-    baseDir: dir,
     functions: 'plain',
   };
 }

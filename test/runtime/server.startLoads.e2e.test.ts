@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { ROOT, tempDir } from '../support/server.ts';
 import { logLine } from '../support/logLines.ts';
 
@@ -19,13 +20,16 @@ test('the server on the embedded store answers without having loaded the pg driv
   const loads = path.join(tempDir(), 'loads.txt');
   fs.writeFileSync(loads, '');
   const key = 'start-loads-key';
-  // the shipped project file, its paths made absolute, in a folder of its own: a start that checks
-  // the graphs before it answers (another folder is another key for the check an earlier start
-  // remembered, compose/graphsAtStart.ts; a second start's loads are the test below)
+  // the shipped project file, its paths made absolute, in a folder of its own, one graph described
+  // for this run alone: a start that checks the graphs before it answers (other entries are
+  // another key for the check an earlier start remembered, compose/graphsAtStart.ts; a second
+  // start's loads are the test below)
   const shipped = JSON.parse(fs.readFileSync(path.join(ROOT, 'agentplane.json'), 'utf8')) as { graphs: Record<string, string>; ui: Record<string, string> };
   const absolute = (entries: Record<string, string>) => Object.fromEntries(Object.entries(entries).map(([id, spec]) => [id, path.join(ROOT, spec)]));
+  const graphs: Record<string, unknown> = absolute(shipped.graphs);
+  graphs.echo = { path: graphs.echo, description: `start-loads ${randomUUID()}` };
   const configFile = path.join(tempDir(), 'agentplane.json');
-  fs.writeFileSync(configFile, JSON.stringify({ ...shipped, graphs: absolute(shipped.graphs), ui: absolute(shipped.ui) }));
+  fs.writeFileSync(configFile, JSON.stringify({ ...shipped, graphs, ui: absolute(shipped.ui) }));
   const child = spawn(
     process.execPath,
     [

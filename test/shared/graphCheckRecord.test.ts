@@ -31,7 +31,6 @@ function project(copyImports = `import { make } from "fakepkg";\n`) {
     set: SET,
     modules: new Map([[path.join(dir, 'graph.ts'), pathToFileURL(path.join(dir, copy)).href]]),
     graphs: { g: './graph.ts:graph' },
-    baseDir: dir,
     functions: 'plain',
   };
   return { dir, write, subject };
