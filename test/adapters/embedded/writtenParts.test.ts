@@ -126,6 +126,32 @@ test('a record with no part to remember is serialised in one JSON.stringify, as 
   assert.deepEqual(out, { json: JSON.stringify(thread), fresh: [] });
 });
 
+test("a record whose parts' texts are short, though their strings are long, is serialised in one JSON.stringify", () => {
+  // a run's record: its kwargs and trace ~500-700 characters of JSON, each long string plain
+  // (issue 91: bounded at 6 characters a character, each went part by part, for no part to keep)
+  const run = {
+    run_id: '01a2344f-31c1-7000-bc6f-32a2fb7b5460',
+    kwargs: { input: { messages: [{ role: 'user', content: 'é hello '.repeat(40) }] }, config: { configurable: { 'user-agent': 'node' } } },
+    trace: [{ name: 'invoke_agent echo', attributes: { 'gen_ai.agent.name': 'x'.repeat(300) } }],
+  };
+  assert.ok(JSON.stringify(run.kwargs).length < KNOWN_PART_CHARS && JSON.stringify(run.kwargs).length * 6 > KNOWN_PART_CHARS);
+  let out: ReturnType<typeof recordJson> | undefined;
+  assert.equal(
+    stringifyCalls(() => (out = recordJson(run))),
+    1,
+  );
+  assert.deepEqual(out, { json: JSON.stringify(run), fresh: [] });
+  // a plain part whose text reaches KNOWN_PART_CHARS is still one to keep, its keys and commas counted
+  const wide = Object.fromEntries(Array.from({ length: Math.ceil(KNOWN_PART_CHARS / 8) }, (_, i) => [`k${String(i).padStart(3, '0')}`, i % 10]));
+  for (const part of ['a'.repeat(KNOWN_PART_CHARS), { text: 'a'.repeat(KNOWN_PART_CHARS - 10) }, wide]) {
+    const record = { id: 'r', part };
+    assert.ok(JSON.stringify(part).length >= KNOWN_PART_CHARS);
+    const made = recordJson(record);
+    assert.equal(made.json, JSON.stringify(record));
+    if (typeof part === 'object') assert.deepEqual(made.fresh, [['part', JSON.stringify(part)]]);
+  }
+});
+
 test('a part that could be written as long as a remembered one is serialised on its own, and its text kept', () => {
   // under KNOWN_PART_CHARS in characters, but not certainly once escaped; and a sparse array whose holes are written as null
   const escaped = { text: '\u0001'.repeat(Math.ceil(KNOWN_PART_CHARS / 6)) };
