@@ -13,23 +13,9 @@ import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
 import { baselineRefFrom, prepareBaseline } from './baseline.ts';
 import { loadRoute, processCpuPrecise, seed } from './routeCpu.ts';
 import { untilIdle } from './writes.ts';
+import { cpuByThread } from './proc.ts';
 
 type Tree = 'current' | 'baseline';
-
-/** CPU ms by thread name (main, V8's workers, libuv's pool, …), every thread of the process. */
-function cpuByThread(pid: number): Map<string, number> {
-  const by = new Map<string, number>();
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const ns = Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-      const name = task === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim();
-      by.set(name, (by.get(name) ?? 0) + ns / 1e6);
-    } catch {
-      /* the thread ended meanwhile */
-    }
-  }
-  return by;
-}
 
 const threadsSince = (before: Map<string, number>, after: Map<string, number>) =>
   [...after]
