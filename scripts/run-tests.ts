@@ -27,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PRELOAD } from '../test/support/preload.ts';
 import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraphs.ts';
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
-import { longestFirst } from './testOrder.ts';
+import { longestFirst, typeScriptLast } from './testOrder.ts';
 import { describeLeftBehind, fileTempDir, leftBehind, makeRunTempDir } from './testTempDirs.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV } from '../test/support/postgresEnv.ts';
 
@@ -209,7 +209,7 @@ function endAfterGrace(message: string, template = false): string {
 
 /**
  * npm test's files (the suite '') in groups of GROUP_SIZE at most, each of one folder, the
- * folder's files split evenly; every other suite's file alone, and those of the ALONE folders. In START_ORDER's order.
+ * folder's files split evenly, those that load TypeScript uncompiled last (typeScriptLast); every other suite's file alone, and those of the ALONE folders. In START_ORDER's order.
  */
 function groupsOf(ordered: string[]): string[][] {
   const groups: string[][] = [];
@@ -218,7 +218,9 @@ function groupsOf(ordered: string[]): string[][] {
     if (suiteOf(file) !== '' || GROUP_SIZE === 1 || ALONE.has(path.dirname(file).split(path.sep).join('/'))) groups.push([file]);
     else byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
   }
-  for (const folder of byFolder.values()) {
+  for (const files of byFolder.values()) {
+    // a file that registers tsx's loader last, so that no file after it in its process crosses the loader
+    const folder = typeScriptLast(files);
     const count = Math.ceil(folder.length / GROUP_SIZE);
     for (let i = 0; i < count; i++) groups.push(folder.slice(Math.floor((i * folder.length) / count), Math.floor(((i + 1) * folder.length) / count)));
   }

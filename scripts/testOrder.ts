@@ -100,3 +100,27 @@ export function expectedSeconds(group: string[], seconds: Record<string, number>
 export function longestFirst(groups: string[][], rank: (group: string[]) => number, seconds: Record<string, number> = TEST_SECONDS): string[][] {
   return [...groups].sort((a, b) => rank(a) - rank(b) || expectedSeconds(b, seconds) - expectedSeconds(a, seconds) || a[0]!.localeCompare(b[0]!));
 }
+
+/**
+ * npm test's files whose subject loads a TypeScript module uncompiled (a project's graphs read
+ * for their types, a route or embedder module, tsx's own registration): the first such load
+ * registers tsx's loader in the test process, and every module loaded after it there crosses the
+ * loader's thread, the rest of its group's files with it (found by logging module.register in each
+ * test process of their folders). Each runs last of its folder's files (typeScriptLast), so that
+ * no file after it in its process pays for it.
+ */
+export const LOADS_TYPESCRIPT = new Set([
+  'test/compose/areas/agentServerServices.startWarmUps.test.ts',
+  'test/domain/agent/graphs/declaredSchemas.test.ts',
+  'test/domain/memory/embeddings.test.ts',
+  'test/handlers/agent-server/threads.clientShapes.test.ts',
+  'test/runtime/project/customRoutes.test.ts',
+  'test/shared/projectCompile.test.ts',
+  'test/shared/projectModule.layouts.test.ts',
+]);
+
+/** A folder's files (in order) with those of LOADS_TYPESCRIPT moved to its end, each kept in order. */
+export function typeScriptLast(files: string[], loadsTypeScript: ReadonlySet<string> = LOADS_TYPESCRIPT): string[] {
+  const loads = (file: string) => loadsTypeScript.has(file.split(path.sep).join('/'));
+  return [...files.filter((file) => !loads(file)), ...files.filter(loads)];
+}

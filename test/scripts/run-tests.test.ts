@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { TEST_SECONDS, expectedSeconds, longestFirst } from '../../scripts/testOrder.ts';
+import { LOADS_TYPESCRIPT, TEST_SECONDS, expectedSeconds, longestFirst, typeScriptLast } from '../../scripts/testOrder.ts';
 import { ROOT, runRunner } from './runnerRun.ts';
 
 const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
@@ -356,5 +356,18 @@ test("a suite's place in the start order comes before the length: a short releas
 
 test('the table names files that exist, each an npm test file (a renamed file would silently lose its place)', async () => {
   const missing = Object.keys(TEST_SECONDS).filter((file) => !fs.existsSync(new URL(`../../${file}`, import.meta.url)));
+  assert.deepEqual(missing, []);
+});
+
+test('a file that loads TypeScript uncompiled runs last of its folder, the others in their order; the list names files that exist', () => {
+  const files = ['test/a/one.test.ts', 'test/a/ts.test.ts', 'test/a/two.test.ts', 'test/a/three.test.ts'];
+  assert.deepEqual(typeScriptLast(files, new Set(['test/a/ts.test.ts'])), [
+    'test/a/one.test.ts',
+    'test/a/two.test.ts',
+    'test/a/three.test.ts',
+    'test/a/ts.test.ts',
+  ]);
+  // a renamed file would silently lose its place
+  const missing = [...LOADS_TYPESCRIPT].filter((file) => !fs.existsSync(new URL(`../../${file}`, import.meta.url)));
   assert.deepEqual(missing, []);
 });
