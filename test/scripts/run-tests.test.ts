@@ -198,9 +198,8 @@ test('a file that declares tests and reports no result fails the run, named: its
   assert.doesNotMatch(output.slice(output.indexOf('reported no result')), /kept\.test\.ts/);
 });
 
-test('the release files start first, then the end-to-end files, npm test’s last, whatever their names (node orders the files it is given by name)', async () => {
-  const folder = path.join(dir, 'order');
-  const started = path.join(folder, 'started.log');
+/** Three files of three suites, each noting in `started` when it starts: npm test's, an end-to-end file, a release file. */
+function writeOrder(folder: string, started: string): void {
   fs.mkdirSync(folder, { recursive: true });
   const files = { a: 'a.test.ts', b: 'b.e2e.test.ts', c: 'c.release.test.ts' };
   for (const [name, file] of Object.entries(files))
@@ -213,16 +212,27 @@ test('the release files start first, then the end-to-end files, npm test’s las
         `test('${name}', () => {});`,
       ].join('\n'),
     );
-  // one slot: each file starts when the one before has ended
-  const { pass, output } = await run({ TEST_CONCURRENCY: '1' }, ['--default', '--e2e', '--release'], folder);
-  assert.equal(pass, 3, output);
-  assert.deepEqual(fs.readFileSync(started, 'utf8').trim().split('\n'), ['c', 'b', 'a']);
+}
+
+test('the release files start first, then the end-to-end files, npm test’s last, whatever their names (node orders the files it is given by name)', async () => {
+  const { output } = await sharedE2eRun();
+  assert.deepEqual(passed(output, ['a', 'b', 'c']), ['a', 'b', 'c'], output);
+  assert.deepEqual(fs.readFileSync(e2eFolders.started, 'utf8').trim().split('\n'), ['c', 'b', 'a']);
 });
 
 const LEAK_HEADER = `import fs from 'node:fs'; import os from 'node:os'; import path from 'node:path'; import { after, test } from 'node:test';`;
 const LEAK = `const made = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-test-'));`;
-const e2eFolders = { probe: path.join(dir, 'e2e'), leaks: path.join(dir, 'leaks-e2e') };
-/** One `--e2e` run serves two tests: the probe's (compiled) and an end-to-end file that leaks a folder (reported, the run passing). */
+const e2eFolders = {
+  probe: path.join(dir, 'e2e'),
+  leaks: path.join(dir, 'leaks-e2e'),
+  order: path.join(dir, 'order'),
+  started: path.join(dir, 'order-started.log'),
+};
+/**
+ * One run of npm test's, the end-to-end and the release suites, on one slot (each file starts
+ * when the one before has ended), serves three tests: the probe's (compiled), an end-to-end file
+ * that leaks a folder (reported, the run passing) and the order the three suites' files start in.
+ */
 let e2eRun: ReturnType<typeof run> | undefined;
 function sharedE2eRun(): ReturnType<typeof run> {
   e2eRun ??= (async () => {
@@ -230,19 +240,20 @@ function sharedE2eRun(): ReturnType<typeof run> {
     fs.writeFileSync(path.join(e2eFolders.probe, 'probe.e2e.test.ts'), [`import { test } from 'node:test';`, `test('e2e: probe', () => {});`].join('\n'));
     fs.mkdirSync(e2eFolders.leaks, { recursive: true });
     fs.writeFileSync(path.join(e2eFolders.leaks, 'leaky.e2e.test.ts'), [LEAK_HEADER, LEAK, `test('leaks a folder', () => {});`].join('\n'));
+    writeOrder(e2eFolders.order, e2eFolders.started);
     const realTmp = path.join(dir, 'tmp-e2e');
     fs.mkdirSync(realTmp, { recursive: true });
-    return run({ TMPDIR: realTmp }, ['--e2e'], Object.values(e2eFolders));
+    return run({ TMPDIR: realTmp, TEST_CONCURRENCY: '1' }, ['--default', '--e2e', '--release'], [e2eFolders.probe, e2eFolders.leaks, e2eFolders.order]);
   })();
   return e2eRun;
 }
 
 test('the end-to-end suite runs compiled, as npm test does, not through tsx', async () => {
   const { tests, pass, output } = await sharedE2eRun();
-  // the probe and the leaking file's test
-  assert.equal(tests, 2, output);
-  assert.equal(pass, 2, output);
-  assert.deepEqual(passed(output, ['e2e: probe']), ['e2e: probe'], output);
+  // the probe, the leaking file's test and the three suites' files
+  assert.equal(tests, 5, output);
+  assert.equal(pass, 5, output);
+  assert.deepEqual(passed(output, ['e2e: probe', 'leaks a folder']), ['e2e: probe', 'leaks a folder'], output);
   assert.match(output, /compiled the tests in/);
 });
 
