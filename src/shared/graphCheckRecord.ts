@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixedInputs, identity } from './projectCompileCache.ts';
 import { packageName } from './projectImports.ts';
+import { removeUnused, writeWhole } from './cacheFiles.ts';
 
 const FORMAT = 1;
 const SELF = fileURLToPath(import.meta.url);
@@ -76,22 +77,12 @@ export async function writeGraphCheck(subject: GraphCheckSubject, kinds: Record<
   if (!file || !inputs) return false;
   const record: CheckRecord = { format: FORMAT, kinds, inputs: [...inputs] };
   try {
-    const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}`;
-    await fs.promises.writeFile(partial, JSON.stringify(record));
-    await fs.promises.rename(partial, file);
-    await pruneRecords(path.dirname(file));
+    await writeWhole(file, JSON.stringify(record));
+    // other projects' checks over the same set, unused for a day (their project folder gone or changed)
+    await removeUnused(path.dirname(file), KEPT_MS, (name) => name.startsWith('graph-check-'));
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Records of other projects' checks over the same set, unused for a day, are removed (their project folder gone or changed). */
-async function pruneRecords(folder: string): Promise<void> {
-  for (const name of await fs.promises.readdir(folder)) {
-    if (!name.startsWith('graph-check-')) continue;
-    const at = path.join(folder, name);
-    if (Date.now() - (await fs.promises.stat(at).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > KEPT_MS) await fs.promises.rm(at, { force: true });
   }
 }
 

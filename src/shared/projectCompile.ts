@@ -29,6 +29,7 @@ import { withEsbuild } from './esbuildService.ts';
 import { fixedInputs, identity, readCompiledSet, tsconfigInputs, writeCompiledSet } from './projectCompileCache.ts';
 import { packageName } from './projectImports.ts';
 import { loadedByRequire, nearestTsconfig } from './typescriptLoader.ts';
+import { writeWhole } from './cacheFiles.ts';
 
 /** Each module compiled (its source's path) → its JavaScript's URL; or why the project loads through tsx. */
 export type CompiledProject = { modules: Map<string, string>; set?: string } | { fallback: string };
@@ -315,10 +316,7 @@ function nodeModulesFrom(dir: string): string[] {
 async function writeOnce(file: string, text: string): Promise<void> {
   if (fs.existsSync(file)) return;
   try {
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}`;
-    await fs.promises.writeFile(partial, text);
-    await fs.promises.rename(partial, file);
+    await writeWhole(file, text);
   } catch (err) {
     throw new CannotCompile(`cannot write ${file}: ${(err as Error).message}`);
   }

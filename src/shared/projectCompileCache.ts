@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeUnused, writeWhole } from './cacheFiles.ts';
 
 const FORMAT = 1;
 const SET = /^[0-9a-f]{16}$/;
@@ -162,15 +163,8 @@ export async function writeCompiledSet(nodeModules: string, entries: readonly st
   const file = recordFile(nodeModules, entries);
   const record: CacheRecord = { format: FORMAT, entries: [...entries].sort(), hash: set.hash, modules: set.modules, inputs: [...set.inputs] };
   try {
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}`;
-    await fs.promises.writeFile(partial, JSON.stringify(record));
-    await fs.promises.rename(partial, file);
-    const folder = path.dirname(file);
-    for (const name of await fs.promises.readdir(folder)) {
-      const at = path.join(folder, name);
-      if (Date.now() - (await fs.promises.stat(at)).mtimeMs > KEPT_MS) await fs.promises.rm(at, { force: true });
-    }
+    await writeWhole(file, JSON.stringify(record));
+    await removeUnused(path.dirname(file), KEPT_MS);
   } catch {
     // another process removed or is writing the folder
   }
