@@ -10,7 +10,8 @@ import type { RecordSet } from './recordGroups.ts';
 
 /** What a collection asks of its store. */
 export interface CollectionStore {
-  apply(ops: WriteOp[]): void;
+  /** `created`: the ops' records are new ones no reader has yet (JournalStore.apply). */
+  apply(ops: WriteOp[], created?: boolean): void;
   /** Before a paged collection's records are loaded: the records holding a value few hold (journalStore.ts), or undefined. */
   fewBefore(name: string, field: string, value: string): object[] | undefined;
 }
@@ -46,7 +47,7 @@ export class JournalCollection<T extends object> implements Collection<T> {
   async insert(id: string, value: T): Promise<boolean> {
     if (this.set.load) await this.set.load();
     if (this.set.entry(id)) return false;
-    this.store.apply([{ collection: this.name, id, value }]);
+    this.store.apply([{ collection: this.name, id, value }], true);
     return true;
   }
 

@@ -797,8 +797,12 @@ export class JournalStore implements Store {
   /**
    * Synchronous core of every write: the journal line first, whole, then memory. Throws a
    * StoreWriteError, with nothing changed anywhere, when the line cannot be written.
+   * `created`: the puts are of records new to the store (JournalCollection.insert), whose paged
+   * values no reader holds yet: they are not put in the value cache, but read from the journal
+   * by the first reader (issue 86: 100,000 created threads, never read, each held twice, its
+   * value cached and its packed row, ~17 MB of heap and a cache entry's walk and frozen copy a create).
    */
-  apply(written: WriteOp[]): void {
+  apply(written: WriteOp[], created = false): void {
     if (this.closed) throw new Error('store is closed');
     const ops = written.some((op) => 'set' in op) ? this.resolved(written) : (written as (PutOp | DeleteOp)[]);
     if (ops.length === 0) return;
@@ -807,6 +811,8 @@ export class JournalStore implements Store {
     const paged: boolean[] = [];
     // the values' texts their writer made (a run worker's writes: PutOp.json)
     const given: (string | undefined)[] = [];
+    // per line: a new record's put no reader has yet (`created`), whose value is not cached
+    const unread: boolean[] = [];
     let seq = this.seq;
     for (const op of ops) {
       // a request waits for its collection's records before it writes (write, JournalCollection)
@@ -815,9 +821,11 @@ export class JournalStore implements Store {
       if ('delete' in op) {
         lines.push([op.collection, op.id]);
         entries.push(null);
+        unread.push(false);
       } else {
         const existing = this.state(op.collection).entry(op.id);
         const entry = wholeEntry(existing ? existing.seq : ++seq, op.value);
+        unread.push(created && !existing);
         lines.push([op.collection, op.id, entry.seq, op.value]);
         entries.push(entry);
         given[lines.length - 1] = op.json;
@@ -833,12 +841,14 @@ export class JournalStore implements Store {
       const entry = entries[i];
       const place = places[i];
       if (entry && place) {
-        // the value stays where the journal line put it; the cache holds it while it is recent.
+        // the value stays where the journal line put it; the cache holds it while it is recent,
+        // unless no reader has it yet (`created`): then only its kept fields are taken (copied: keysOf).
         // A value given with its text is the store's own copy (PutOp.json: a worker's, cloned
         // across threads, so built key by key): frozen as it is, not copied a second time
-        const value = given[i] === undefined ? frozenCopy(entry.value!) : deepFreeze(entry.value!);
+        const cached = !unread[i];
+        const value = !cached ? entry.value! : given[i] === undefined ? frozenCopy(entry.value!) : deepFreeze(entry.value!);
         // the text of its large parts, for the next write of the same parts (a thread's values, at the next run's enqueue)
-        rememberParts(value, fresh[i] ?? []);
+        if (cached) rememberParts(value, fresh[i] ?? []);
         // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
         const id = this.strings.share(op.id);
         const keys = keysOf(state.paging!.kept, value, this.strings);
@@ -846,7 +856,7 @@ export class JournalStore implements Store {
         const located: Kept = { seq: entry.seq, value: undefined, slot: -1, file: this.segmentNumber, at: lineStart + place.at, len: place.len, keys };
         state.set(id, located);
         // a writer's text (PutOp.json) may differ from the value's own JSON: a snapshot reads that one from disk
-        this.cache.put(cacheKeyOf(located), value, cacheCost(value), given[i] === undefined);
+        if (cached) this.cache.put(cacheKeyOf(located), value, cacheCost(value), given[i] === undefined);
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);
