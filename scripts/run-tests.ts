@@ -27,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PRELOAD } from '../test/support/preload.ts';
 import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraphs.ts';
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
-import { longestFirst, typeScriptLast } from './testOrder.ts';
+import { longestFirst, packFolders, typeScriptLast } from './testOrder.ts';
 import { describeLeftBehind, fileTempDir, leftBehind, makeRunTempDir } from './testTempDirs.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV } from '../test/support/postgresEnv.ts';
 
@@ -123,7 +123,8 @@ const throughTsx = process.env.TEST_TSX === '1' || (process.env.TEST_TSX !== '0'
  * back to the host), and most of npm test's ~350 files take ~1 CPU-s more: 77 files of
  * test/domain took 146 CPU-s a process each and 92 in two processes. Files share one only
  * compiled (the copies import groupedTestApi.mjs for node:test), the files of one folder
- * together, by name (see groupEntry for what each still has of its own).
+ * together, by name, small folders packed (packFolders; see groupEntry for what each still has
+ * of its own).
  */
 const GROUP_SIZE = throughTsx ? 1 : Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8));
 /**
@@ -209,7 +210,9 @@ function endAfterGrace(message: string, template = false): string {
 
 /**
  * npm test's files (the suite '') in groups of GROUP_SIZE at most, each of one folder, the
- * folder's files split evenly, those that load TypeScript uncompiled last (typeScriptLast); every other suite's file alone, and those of the ALONE folders. In START_ORDER's order.
+ * folder's files split evenly, those that load TypeScript uncompiled last (typeScriptLast), the
+ * small folders' packed with the next ones by name (packFolders); every other suite's file alone,
+ * and those of the ALONE folders. In START_ORDER's order.
  */
 function groupsOf(ordered: string[]): string[][] {
   const groups: string[][] = [];
@@ -218,13 +221,15 @@ function groupsOf(ordered: string[]): string[][] {
     if (suiteOf(file) !== '' || GROUP_SIZE === 1 || ALONE.has(path.dirname(file).split(path.sep).join('/'))) groups.push([file]);
     else byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
   }
-  for (const files of byFolder.values()) {
+  const folders = [...byFolder].map(([folder, files]) => {
     // a file that registers tsx's loader last, so that no file after it in its process crosses the loader
-    const folder = typeScriptLast(files);
-    const count = Math.ceil(folder.length / GROUP_SIZE);
-    for (let i = 0; i < count; i++) groups.push(folder.slice(Math.floor((i * folder.length) / count), Math.floor(((i + 1) * folder.length) / count)));
-  }
-  return groups;
+    const inOrder = typeScriptLast(files);
+    const count = Math.ceil(inOrder.length / GROUP_SIZE);
+    const share = (i: number) => Math.floor((i * inOrder.length) / count);
+    const split = Array.from({ length: count }, (_, i) => inOrder.slice(share(i), share(i + 1)));
+    return { folder: folder.split(path.sep).join('/'), groups: split };
+  });
+  return [...groups, ...packFolders(folders, GROUP_SIZE)];
 }
 
 /**
@@ -275,8 +280,10 @@ const leftOpen: string[] = [];
 // support modules' clean-ups, run after each file's own hooks (test/support/fileEnd.ts: a module
 // loads once in a process, its top-level after hook would be its first file's only)
 const fileEndHooks: (() => unknown)[] = ((globalThis as Record<symbol, unknown>)[Symbol.for('agentplane.test.fileEndHooks')] = []);
-// not the process's own results on their way to the runner (a write to its stdout pipe)
-const open = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && !kind.endsWith('WriteWrap'));
+// not the process's own results on their way to the runner (a write to its stdout pipe), nor a
+// request in flight, which ends by itself (a file's close: one pending as a file loaded named the
+// file after the one that left a timer, in a process of files of three folders)
+const open = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && !kind.endsWith('WriteWrap') && !kind.includes('Req'));
 after(() => {
   ${endAfterGrace(`\${leftOpen.join(', ') || ${JSON.stringify(group.join(', '))}}: a handle its tests left open held its process; ended ${LEFT_OPEN_GRACE_MS} ms after its last test${group.length > 1 ? ` (a process shared by ${group.join(', ')})` : ''}`, true)}
 });

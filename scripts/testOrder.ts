@@ -126,3 +126,44 @@ export function typeScriptLast(files: string[], loadsTypeScript: ReadonlySet<str
   const loads = (file: string) => loadsTypeScript.has(file.split(path.sep).join('/'));
   return [...files.filter((file) => !loads(file)), ...files.filter(loads)];
 }
+
+/**
+ * The folders never packed with another (packFolders), for what their files assert of their
+ * process: test/shared's loader files, on tsx's registration itself (no tsx yet, or tsx with their
+ * own tsconfig: a file that registered tsx before them in one process failed them, CI on
+ * 804f01b3); test/domain/agent/tracing's runSpans, that the process's one span provider is made
+ * at its first call (test/domain/agent/threads' runs, packed before it, had made it).
+ */
+export const APART_FOLDERS = new Set(['test/shared', 'test/domain/agent/tracing']);
+
+/**
+ * The groups of npm test's files, a process each, with the small folders packed: `folders` holds
+ * each folder's groups (its files split, in order), by folder name. A folder that fits one group
+ * of fewer than `size` files shares its process with the next such folders by name, up to `size`
+ * files: a process costs ~0.7 CPU-s before its first test, and 14 folders had one file each (78
+ * processes, 54 packed). A folder of APART_FOLDERS is never packed; one with a file that loads
+ * TypeScript uncompiled (`loadsTypeScript`, run last of its folder by typeScriptLast) ends its
+ * pack, so that no other folder's file runs after tsx's registration there.
+ */
+export function packFolders(
+  folders: { folder: string; groups: string[][] }[],
+  size: number,
+  loadsTypeScript: ReadonlySet<string> = LOADS_TYPESCRIPT,
+  apartFolders: ReadonlySet<string> = APART_FOLDERS,
+): string[][] {
+  const slash = (p: string) => p.split(path.sep).join('/');
+  const packed: string[][] = [];
+  let open: string[] | undefined;
+  for (const { folder, groups } of folders) {
+    if (groups.length !== 1 || groups[0]!.length >= size || apartFolders.has(slash(folder))) {
+      packed.push(...groups);
+      continue;
+    }
+    const files = groups[0]!;
+    if (open && open.length + files.length <= size) open.push(...files);
+    else packed.push((open = [...files]));
+    // nothing after a file that registers tsx's loader in its process
+    if (files.some((file) => loadsTypeScript.has(slash(file)))) open = undefined;
+  }
+  return packed;
+}

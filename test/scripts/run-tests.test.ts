@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { LOADS_TYPESCRIPT, TEST_SECONDS, expectedSeconds, longestFirst, typeScriptLast } from '../../scripts/testOrder.ts';
+import { APART_FOLDERS, LOADS_TYPESCRIPT, TEST_SECONDS, expectedSeconds, longestFirst, packFolders, typeScriptLast } from '../../scripts/testOrder.ts';
 import { ROOT, runRunner } from './runnerRun.ts';
 
 const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
@@ -381,4 +381,41 @@ test('a file that loads TypeScript uncompiled runs last of its folder, the other
   // a renamed file would silently lose its place
   const missing = [...LOADS_TYPESCRIPT].filter((file) => !fs.existsSync(new URL(`../../${file}`, import.meta.url)));
   assert.deepEqual(missing, []);
+});
+
+test("small folders share a process with the next by name up to the group's size; a folder kept apart never, one that loads TypeScript ends its pack", () => {
+  const one = (folder: string, ...names: string[]) => ({ folder, groups: [names.map((name) => `${folder}/${name}.test.ts`)] });
+  const folders = [
+    one('test/a', 'x', 'y'),
+    // a folder split in two groups is left as it is, and does not end the pack around it
+    {
+      folder: 'test/b',
+      groups: [
+        ['test/b/1.test.ts', 'test/b/2.test.ts'],
+        ['test/b/3.test.ts', 'test/b/4.test.ts'],
+      ],
+    },
+    one('test/c', 'z'),
+    one('test/d', 'p', 'q'),
+    one('test/e', 'before', 'ts'),
+    one('test/f', 'r'),
+    one('test/loader', 's'),
+    one('test/g', 't', 'u', 'v', 'w'),
+    one('test/h', 'full1', 'full2', 'full3', 'full4', 'full5'),
+  ];
+  assert.deepEqual(packFolders(folders, 5, new Set(['test/e/ts.test.ts']), new Set(['test/loader'])), [
+    ['test/a/x.test.ts', 'test/a/y.test.ts', 'test/c/z.test.ts', 'test/d/p.test.ts', 'test/d/q.test.ts'],
+    ['test/b/1.test.ts', 'test/b/2.test.ts'],
+    ['test/b/3.test.ts', 'test/b/4.test.ts'],
+    // the file that loads TypeScript ends its pack: test/f does not join it; the folder kept apart runs alone
+    ['test/e/before.test.ts', 'test/e/ts.test.ts'],
+    ['test/f/r.test.ts', 'test/g/t.test.ts', 'test/g/u.test.ts', 'test/g/v.test.ts', 'test/g/w.test.ts'],
+    ['test/loader/s.test.ts'],
+    ['test/h/full1.test.ts', 'test/h/full2.test.ts', 'test/h/full3.test.ts', 'test/h/full4.test.ts', 'test/h/full5.test.ts'],
+  ]);
+  // a renamed folder would silently lose its rule
+  assert.deepEqual(
+    [...APART_FOLDERS].filter((folder) => !fs.existsSync(new URL(`../../${folder}`, import.meta.url))),
+    [],
+  );
 });
