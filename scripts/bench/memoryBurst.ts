@@ -1,8 +1,9 @@
 // `npx tsx scripts/bench/memoryBurst.ts [threads] [runs]`: the memory a server keeps after a
 // burst of large runs (issue 67). agentplane starts as the bench starts it, its idle RSS is
-// read, then `runs` (default 25) runs of test/fixtures/graphs/large.ts (each appends a
-// ~400 KB message to the thread's messages) are run over `threads` threads (default 1), one
-// after another per thread, each joined; then RSS is sampled every 5 s for 60 s.
+// read once its start-up work has settled (idleSettled: its warm run worker loaded), then `runs`
+// (default 25) runs of test/fixtures/graphs/large.ts (each appends a ~400 KB message to the
+// thread's messages) are run over `threads` threads (default 1), one after another per thread,
+// each joined; then RSS is sampled every 5 s for 60 s.
 // AGENTPLANE_RUN_WORKERS passes through (0: graphs on the main thread). BURST_ROOT: the tree
 // whose bin/agentplane.js runs (a baseline built elsewhere; default this one); BURST_NODE_ARGS:
 // flags before it (`--trace-gc`); BURST_OUTPUT: a file the server's own output is written to;
@@ -11,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
-import { BURST_RUNS, BURST_SECONDS, BURST_STEP_S, type BurstFigure } from './burstFigure.ts';
+import { BURST_RUNS, BURST_SECONDS, BURST_STEP_S, IDLE_STEP_MS, idleSettled, type BurstFigure } from './burstFigure.ts';
 import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 export { BURST_RUNS, BURST_SECONDS, BURST_THREADS, type BurstFigure } from './burstFigure.ts';
@@ -25,8 +26,13 @@ export function largeGraphSpec(): Record<string, string> {
 
 /** Runs the burst on a started server (one with largeGraphSpec() among its graphs). */
 export async function measureBurst(ap: Agentplane, threads: number, runs = BURST_RUNS, log = console.log): Promise<BurstFigure> {
-  await delay(2_000);
-  const idleMB = mb(ap.rss());
+  const idleSamples = [ap.rss()];
+  while (!idleSettled(idleSamples)) {
+    await delay(IDLE_STEP_MS);
+    idleSamples.push(ap.rss());
+  }
+  const idleMB = mb(idleSamples.at(-1)!);
+  const idleAfterS = ((idleSamples.length - 1) * IDLE_STEP_MS) / 1000;
   let peak = ap.rss();
   const ids: string[] = [];
   for (let i = 0; i < threads; i += 1) {
@@ -55,8 +61,10 @@ export async function measureBurst(ap: Agentplane, threads: number, runs = BURST
     samplesMB.push(mb(ap.rss()));
   }
   const afterMB = samplesMB.at(-1)!;
-  log(`  ${runs} runs over ${threads} thread(s) in ${seconds.toFixed(1)} s: idle ${idleMB} MB, peak ${peakMB} MB, then ${samplesMB.join(' → ')} MB`);
-  return { threads, runs, idleMB, peakMB, samplesMB, afterMB, ratio: Math.round((afterMB / idleMB) * 100) / 100 };
+  log(
+    `  ${runs} runs over ${threads} thread(s) in ${seconds.toFixed(1)} s: idle ${idleMB} MB (settled ${idleAfterS} s after the first 200: ${idleSamples.map(mb).join(' → ')}), peak ${peakMB} MB, then ${samplesMB.join(' → ')} MB`,
+  );
+  return { threads, runs, idleMB, idleAfterS, peakMB, samplesMB, afterMB, ratio: Math.round((afterMB / idleMB) * 100) / 100 };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -522,7 +522,7 @@ async function phaseRunMemory() {
 async function phaseBurst() {
   log('Memory after a burst of large runs');
   report.method.push(
-    `Burst: a fresh server (embedded store, default run workers) idle for 2 s, then ${BURST_RUNS} runs of a graph appending a ~400 KB AI message to \`messages\` (test/fixtures/graphs/large.ts) through \`POST /threads/{id}/runs/wait\`, one after another per thread, on one thread, then on a second fresh server over ${BURST_THREADS} threads; RSS (the process, its run workers included) is read before, after every run, and every 5 s for ${BURST_SECONDS} s after the burst (\`npx tsx scripts/bench/memoryBurst.ts [threads]\` runs one alone).`,
+    `Burst: a fresh server (embedded store, default run workers) idle until its start-up work has settled (its warm run worker loaded: RSS sampled each second from its first 200, read once the last 4 samples lie within 3%, after 5 s at least and 30 s at most), then ${BURST_RUNS} runs of a graph appending a ~400 KB AI message to \`messages\` (test/fixtures/graphs/large.ts) through \`POST /threads/{id}/runs/wait\`, one after another per thread, on one thread, then on a second fresh server over ${BURST_THREADS} threads; RSS (the process, its run workers included) is read before, after every run, and every 5 s for ${BURST_SECONDS} s after the burst (\`npx tsx scripts/bench/memoryBurst.ts [threads]\` runs one alone).`,
   );
   const figures = [];
   for (const threads of [1, BURST_THREADS]) {
