@@ -1,6 +1,6 @@
 // `npx tsx scripts/bench/memoryBurst.ts [threads] [runs]`: the memory a server keeps after a
 // burst of large runs (issue 67). agentplane starts as the bench starts it, its idle RSS is
-// read once its start-up work has settled (idleSettled: its warm run worker loaded), then `runs`
+// read once its start-up work has settled (settledStart.ts: its warm run worker loaded), then `runs`
 // (default 25) runs of test/fixtures/graphs/large.ts (each appends a ~400 KB message to the
 // thread's messages) are run over `threads` threads (default 1), one after another per thread,
 // each joined; then RSS is sampled every 5 s for 60 s.
@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
-import { BURST_RUNS, BURST_SECONDS, BURST_STEP_S, IDLE_STEP_MS, idleSettled, type BurstFigure } from './burstFigure.ts';
+import { BURST_RUNS, BURST_SECONDS, BURST_STEP_S, type BurstFigure } from './burstFigure.ts';
+import { IDLE_STEP_MS, waitForSettledStart } from './settledStart.ts';
 import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 export { BURST_RUNS, BURST_SECONDS, BURST_THREADS, type BurstFigure } from './burstFigure.ts';
@@ -26,11 +27,7 @@ export function largeGraphSpec(): Record<string, string> {
 
 /** Runs the burst on a started server (one with largeGraphSpec() among its graphs). */
 export async function measureBurst(ap: Agentplane, threads: number, runs = BURST_RUNS, log = console.log): Promise<BurstFigure> {
-  const idleSamples = [ap.rss()];
-  while (!idleSettled(idleSamples)) {
-    await delay(IDLE_STEP_MS);
-    idleSamples.push(ap.rss());
-  }
+  const idleSamples = await waitForSettledStart(() => ap.rss());
   const idleMB = mb(idleSamples.at(-1)!);
   const idleAfterS = ((idleSamples.length - 1) * IDLE_STEP_MS) / 1000;
   let peak = ap.rss();

@@ -9,6 +9,7 @@ import type { UnderLoadFigure } from './figures.ts';
 import { PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { median } from './protocolFigures.ts';
+import { waitForSettledStart } from './settledStart.ts';
 
 export const BUSY_GRAPH = 'busy';
 export const BUSY_MS = 200;
@@ -67,7 +68,8 @@ export async function measureUnderLoad(ap: Agentplane, setting: string, log: (s:
     return r;
   };
 
-  // idle: nothing else runs
+  // idle: nothing else runs, once the start's own work (its warm run worker, the run path's warm-up) is done
+  await waitForSettledStart(() => ap.rss());
   const idleOk: number[] = [];
   for (let i = 0; i < IDLE_OK_PROBES; i += 1) idleOk.push((await ok()).ms);
   const idleCreate: number[] = [];

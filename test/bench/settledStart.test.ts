@@ -1,8 +1,9 @@
-// The burst's idle figure is read once the fresh server's start-up work has settled (its warm run
-// worker loaded), not at a fixed time in that climb: the rule, on RSS samples taken each second.
+// The bench's idle figures (the burst's RSS, the under-load phase's idle probes) are read once the
+// fresh server's start-up work has settled (its warm run worker loaded), not at a fixed time in
+// that climb: the rule, on RSS samples taken each second.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { IDLE_MAX_MS, IDLE_STEP_MS, idleSettled } from '../../scripts/bench/burstFigure.ts';
+import { IDLE_MAX_MS, IDLE_STEP_MS, idleSettled } from '../../scripts/bench/settledStart.ts';
 
 const MB = 1048576;
 const samples = (...mb: number[]) => mb.map((m) => m * MB);

@@ -1,0 +1,40 @@
+// When a fresh server's start-up work has settled, so that an idle figure is read at rest: the
+// rule (test/bench/settledStart.test.ts) and the wait.
+import { delay } from './proc.ts';
+
+/**
+ * An idle figure (the burst's RSS, the under-load phase's idle probes) is read once the fresh
+ * server's start-up work has settled, not from a fixed time after its first 200: since
+ * 2026-11-29 (4f789220) a server starts a run worker and warms the run path after it answers,
+ * ~100 MB that an idle server then holds for good. 2 s after the first 200 the RSS was anywhere
+ * in that climb (115-224 MB read, 206-211 MB settled), and /ok's idle p99 probed from the first
+ * 200 on read 41.4 ms against 7.08 ms on a server with no worker to warm (findings.md, h86b21).
+ * RSS is sampled every IDLE_STEP_MS; the idle figure is the first sample, from IDLE_MIN_MS on,
+ * at which the last IDLE_STILL samples lie within IDLE_SPREAD of their largest, or the last one
+ * at IDLE_MAX_MS.
+ */
+export const IDLE_STEP_MS = 1_000;
+export const IDLE_MIN_MS = 5_000;
+export const IDLE_MAX_MS = 30_000;
+export const IDLE_STILL = 4;
+export const IDLE_SPREAD = 0.03;
+
+/** True: the RSS samples so far (every IDLE_STEP_MS from the first 200 on) have settled, or the wait is over. */
+export function idleSettled(samples: readonly number[]): boolean {
+  const waited = (samples.length - 1) * IDLE_STEP_MS;
+  if (waited >= IDLE_MAX_MS) return true;
+  if (waited < IDLE_MIN_MS || samples.length < IDLE_STILL) return false;
+  const last = samples.slice(-IDLE_STILL);
+  const top = Math.max(...last);
+  return Math.min(...last) >= top * (1 - IDLE_SPREAD);
+}
+
+/** Samples `rss` every IDLE_STEP_MS from now until idleSettled; the samples (bytes), the last one the idle figure. */
+export async function waitForSettledStart(rss: () => number): Promise<number[]> {
+  const samples = [rss()];
+  while (!idleSettled(samples)) {
+    await delay(IDLE_STEP_MS);
+    samples.push(rss());
+  }
+  return samples;
+}
