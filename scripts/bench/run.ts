@@ -39,6 +39,7 @@ import {
 import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST, ROUTE_CPU_BURST_SECONDS } from './routeCpu.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
+import { waitForSettledStart } from './settledStart.ts';
 import { mergeReports, writeReport } from './report.ts';
 import { graphAloneProcess, measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
@@ -193,8 +194,9 @@ async function phaseHttp() {
   await withServer('http', path.join(work, 'data-http'), async (ap) => {
     starts.push(ap.startMs);
     report.memory.startMs = median(starts);
-    await delay(1000);
-    report.memory.idleMB = mb(ap.rss());
+    // idle once the start's own work has settled (its warm run worker loaded), as the burst's
+    // idle is read: 1 s after the first 200 caught the RSS before that worker's ~60 MB
+    report.memory.idleMB = mb((await waitForSettledStart(() => ap.rss())).at(-1)!);
     log(`  start to first 200: median ${report.memory.startMs} ms of ${starts.map(Math.round).join(', ')}; idle RSS ${report.memory.idleMB} MB`);
     await withBaseline('http', async (base) => {
       if (base) {
