@@ -9,9 +9,9 @@ import { delay } from './proc.ts';
  * ~100 MB that an idle server then holds for good. 2 s after the first 200 the RSS was anywhere
  * in that climb (115-224 MB read, 206-211 MB settled), and /ok's idle p99 probed from the first
  * 200 on read 41.4 ms against 7.08 ms on a server with no worker to warm (findings.md, h86b21).
- * Nor is the warm worker's plateau idle: the graphs' schema warm-up (the TypeScript compiler in a
- * worker, begun once the server is idle) holds ~30-60 MB until it ends, ~32 s after the first 200
- * on a quiet machine (fresh servers 2026-12-02: 207-211 MB flat from 4 s to 31 s, then 149-177).
+ * Nor is the warm worker's plateau idle: ~30-60 MB more are held until ~32 s after the first 200
+ * on a quiet machine (most likely the graphs' schema warm-up, the TypeScript compiler in a worker
+ * begun once the server is idle; not logged) (fresh servers 2026-12-02: 207-211 MB flat from 4 s to 31 s, then 149-177).
  * RSS is sampled every IDLE_STEP_MS; the idle figure is the first sample, from IDLE_MIN_MS on,
  * at which the last IDLE_STILL samples lie within IDLE_SPREAD of their largest, or the last one
  * at IDLE_MAX_MS.
