@@ -1,6 +1,6 @@
 // `npx tsx scripts/bench/memoryBurst.ts [threads] [runs]`: the memory a server keeps after a
 // burst of large runs (issue 67). agentplane starts as the bench starts it, its idle RSS is
-// read once its start-up work has settled (settledStart.ts: its warm run worker loaded), then `runs`
+// read once its start-up work has settled (settledStart.ts: past its warm-ups), then `runs`
 // (default 25) runs of test/fixtures/graphs/large.ts (each appends a ~400 KB message to the
 // thread's messages) are run over `threads` threads (default 1), one after another per thread,
 // each joined; then RSS is sampled every 5 s for 60 s.

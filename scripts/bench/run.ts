@@ -39,7 +39,7 @@ import {
 import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST, ROUTE_CPU_BURST_SECONDS } from './routeCpu.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
-import { waitForSettledStart } from './settledStart.ts';
+import { IDLE_RULE, waitForSettledStart } from './settledStart.ts';
 import { mergeReports, writeReport } from './report.ts';
 import { graphAloneProcess, measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
@@ -194,8 +194,8 @@ async function phaseHttp() {
   await withServer('http', path.join(work, 'data-http'), async (ap) => {
     starts.push(ap.startMs);
     report.memory.startMs = median(starts);
-    // idle once the start's own work has settled (its warm run worker loaded), as the burst's
-    // idle is read: 1 s after the first 200 caught the RSS before that worker's ~60 MB
+    // idle once the start's own work has settled (settledStart.ts), as the burst's idle is read:
+    // 1 s after the first 200 caught the RSS before the warm run worker's ~60 MB
     report.memory.idleMB = mb((await waitForSettledStart(() => ap.rss())).at(-1)!);
     log(`  start to first 200: median ${report.memory.startMs} ms of ${starts.map(Math.round).join(', ')}; idle RSS ${report.memory.idleMB} MB`);
     await withBaseline('http', async (base) => {
@@ -524,7 +524,7 @@ async function phaseRunMemory() {
 async function phaseBurst() {
   log('Memory after a burst of large runs');
   report.method.push(
-    `Burst: a fresh server (embedded store, default run workers) idle until its start-up work has settled (its warm run worker loaded: RSS sampled each second from its first 200, read once the last 4 samples lie within 3%, after 5 s at least and 30 s at most), then ${BURST_RUNS} runs of a graph appending a ~400 KB AI message to \`messages\` (test/fixtures/graphs/large.ts) through \`POST /threads/{id}/runs/wait\`, one after another per thread, on one thread, then on a second fresh server over ${BURST_THREADS} threads; RSS (the process, its run workers included) is read before, after every run, and every 5 s for ${BURST_SECONDS} s after the burst (\`npx tsx scripts/bench/memoryBurst.ts [threads]\` runs one alone).`,
+    `Burst: a fresh server (embedded store, default run workers) idle until its start-up work has settled (${IDLE_RULE}), then ${BURST_RUNS} runs of a graph appending a ~400 KB AI message to \`messages\` (test/fixtures/graphs/large.ts) through \`POST /threads/{id}/runs/wait\`, one after another per thread, on one thread, then on a second fresh server over ${BURST_THREADS} threads; RSS (the process, its run workers included) is read before, after every run, and every 5 s for ${BURST_SECONDS} s after the burst (\`npx tsx scripts/bench/memoryBurst.ts [threads]\` runs one alone).`,
   );
   const figures = [];
   for (const threads of [1, BURST_THREADS]) {

@@ -41,3 +41,6 @@ export async function waitForSettledStart(rss: () => number): Promise<number[]> 
   }
   return samples;
 }
+
+/** The rule in words, for the report's method and its whys. */
+export const IDLE_RULE = `RSS sampled each second from the first 200, read once the last ${IDLE_STILL} samples lie within ${IDLE_SPREAD * 100}% of their largest, ${IDLE_MIN_MS / 1000} s after it at least (past the start's warm-ups: a run worker warmed, then ~30-60 MB held to ~32 s, most likely the schema warm-up) and ${IDLE_MAX_MS / 1000} s at most`;
