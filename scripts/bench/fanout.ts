@@ -13,6 +13,7 @@ import { expectStatus, request, ROOT, startAgentplane, type Agentplane } from '.
 import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
 import { DELIVERY_SAMPLE_EVERY, openSubscribers, type DeliveryFigure } from './fanoutSubscribers.ts';
 import { freePort, startChild } from './proc.ts';
+import { timelineSize, windowClumps, windowDeliveries } from './fanoutTimeline.ts';
 
 export { DELIVERY_SAMPLE_EVERY, type DeliveryFigure };
 
@@ -53,9 +54,22 @@ export interface FanoutFigure {
 }
 
 export interface CeilingFigure {
-  /** The run whose events it plays on every thread (agentplane's, as its subscribers read them), and how often per thread. */
+  /** Events it played a run of agentplane's, and agentplane's runs/s a thread under the subscribers. */
   eventsPerRun: number;
   runsPerSecondPerThread: number;
+  /**
+   * What it played (fanoutTimeline.ts): on each thread, the events agentplane's matching thread sent
+   * in its loaded window at their times in it — how many in all (a subscriber of each thread
+   * receives its thread's), and over how long in s. Absent before 2026-12-02 (one run on a timer).
+   */
+  eventsPlayed?: number;
+  playedSeconds?: number;
+  /**
+   * What the window's events come to over the subscribers (each thread's × its subscribers): what
+   * the ceiling's subscribers should receive, and agentplane's did besides the history each was
+   * replayed when it subscribed (they read from the thread's start).
+   */
+  windowDeliveries?: number;
   opened: number;
   failedSubscribers: number;
   eventsReceived: number;
@@ -243,7 +257,7 @@ export async function measureFanout(
   log(`  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms, first event ${runsAlone.firstEventMs} ms`);
 
   // the subscribers live in a worker thread of their own (fanoutSubscribers.ts)
-  const held = await openSubscribers({ target: t, threads, subscribers: counts.subscribers });
+  const held = await openSubscribers({ target: t, threads, subscribers: counts.subscribers, record: counts.ceiling !== false });
   let failedSubscribers = held.failed;
   const half = Math.floor(counts.subscribers / 2);
   log(`  ${held.opened} subscribers open (${failedSubscribers} failed to open) on ${threads.length} threads`);
@@ -251,6 +265,8 @@ export async function measureFanout(
   running = true;
   runs = 0;
   const loadedFrom = performance.now();
+  // the server's clock (its events' stamps) when the loaded runs begin: the window the ceiling plays
+  const loadedFromMs = Date.now();
   drivers = drive();
   // the runs under way before the figures are taken
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -277,8 +293,9 @@ export async function measureFanout(
   log(
     `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests), first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs in ${loadedSeconds} s, ${eventsReceived} events received, ${lostEvents} lost`,
   );
-  // what the ceiling plays: a run of these threads as their subscribers read it
-  const recorded = counts.ceiling === false ? [] : await lastRunEvents(t, threads[0]!);
+  // what the ceiling plays: every thread's events of the loaded window, as its first subscriber read them
+  // (read back from the server afterwards, a thread's older runs' logs are gone: it replays only the last few)
+  const recorded = counts.ceiling === false ? [] : closed.recorded;
 
   const short = await newThread(t);
   const long = await newThread(t);
@@ -306,8 +323,11 @@ export async function measureFanout(
   );
   let ceiling: CeilingFigure | null = null;
   if (recorded.length) {
-    const runsPerSecondPerThread = runs / loadedSeconds / counts.threads;
-    ceiling = await measureCeiling(recorded, runsPerSecondPerThread, counts, log);
+    const window = { fromMs: loadedFromMs, seconds: loadedSeconds, runs };
+    ceiling = await measureCeiling(recorded, window, counts, log);
+    log(
+      `  the same load: the window's events come to ${ceiling.windowDeliveries} over the subscribers; the ceiling's received ${ceiling.eventsReceived}, agentplane's ${eventsReceived} (${eventsReceived - (ceiling.windowDeliveries ?? 0)} more: the history replayed to each as it subscribed)`,
+    );
   }
   return {
     subscribers: { sse: half, websocket: counts.subscribers - half },
@@ -343,11 +363,6 @@ export async function lastRunEvents(t: FanoutTarget, thread: string): Promise<st
   return start < 0 ? [] : events.slice(start).map((e) => JSON.stringify(e));
 }
 
-/**
- * The ceiling (fanoutCeiling.ts): the same subscribers on a bare node:http broadcaster playing
- * the recorded run on as many threads at agentplane's run rate; `/ok` p99 idle and under them,
- * taken as agentplane's are, and the delivery and losses as its subscribers saw them.
- */
 /** The bare node:http broadcaster (fanoutCeiling.ts) in a process of its own, answering `/ok`: the ceiling of the fan-out benches. */
 export async function startBroadcaster(name = 'fanout-ceiling') {
   const port = await freePort();
@@ -361,9 +376,15 @@ export async function startBroadcaster(name = 'fanout-ceiling') {
   });
 }
 
+/**
+ * The ceiling (fanoutCeiling.ts): the same subscribers on a bare node:http broadcaster playing,
+ * on as many threads, each of agentplane's threads' events of its loaded window at their times in
+ * it (fanoutTimeline.ts), for as long; `/ok` p99 idle, and under them from 1 s in, taken as
+ * agentplane's are; the delivery and losses as its subscribers saw them.
+ */
 async function measureCeiling(
-  events: string[],
-  runsPerSecondPerThread: number,
+  recorded: string[][],
+  window: { fromMs: number; seconds: number; runs: number },
   counts: { subscribers: number; threads: number },
   log: (s: string) => void,
 ): Promise<CeilingFigure> {
@@ -374,16 +395,26 @@ async function measureCeiling(
     const idle = { okP99Ms: await okP99(t) };
     const threads = Array.from({ length: counts.threads }, () => randomUUID());
     const held = await openSubscribers({ target: t, threads, subscribers: counts.subscribers });
+    const timeline = recorded.map((events) => windowClumps(events, window.fromMs));
+    const played = timelineSize(timeline);
     const control = (what: string, body: unknown) => json(t, `/bench/${what}`, body).then((res) => res.arrayBuffer());
-    await control('start', { events, runsPerSecondPerThread });
+    await control('start', { threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })), fromMs: window.fromMs });
+    // its clock: the clumps are timed from its answer (the recorded window is large to send and parse)
+    const began = performance.now();
+    // as agentplane's: sampled from 1 s into the window, then the window played to its end
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const loaded = { okP99Ms: await okP99(t), okSamples: sampled.ok };
+    const rest = Math.max(window.seconds * 1000, played.lastMs + 100) - (performance.now() - began);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, rest)));
     await control('stop', {});
     await new Promise((resolve) => setTimeout(resolve, 500));
     const closed = await held.close();
     const figure: CeilingFigure = {
-      eventsPerRun: events.length,
-      runsPerSecondPerThread: r2(runsPerSecondPerThread),
+      eventsPerRun: r2(played.events / Math.max(1, window.runs)),
+      runsPerSecondPerThread: r2(window.runs / window.seconds / counts.threads),
+      eventsPlayed: played.events,
+      playedSeconds: r2((performance.now() - began) / 1000),
+      windowDeliveries: windowDeliveries(timeline, held.opened),
       opened: held.opened,
       failedSubscribers: closed.failed,
       eventsReceived: closed.eventsReceived,
@@ -393,7 +424,7 @@ async function measureCeiling(
       delivery: closed.delivery,
     };
     log(
-      `  ceiling (bare node:http, ${events.length} events a run, ${figure.runsPerSecondPerThread} runs/s on each of ${counts.threads} threads, ${held.opened} subscribers): /ok p99 ${idle.okP99Ms} ms idle, ${loaded.okP99Ms} ms under them; delivery p50 ${closed.delivery?.p50Ms} ms, p99 ${closed.delivery?.p99Ms} ms; ${closed.eventsReceived} events received, ${closed.lost} lost, ${closed.failed} failed`,
+      `  ceiling (bare node:http, agentplane's ${played.events} events of its loaded window on ${counts.threads} threads at their times, ${figure.playedSeconds} s, ${held.opened} subscribers): /ok p99 ${idle.okP99Ms} ms idle, ${loaded.okP99Ms} ms under them; delivery p50 ${closed.delivery?.p50Ms} ms, p99 ${closed.delivery?.p99Ms} ms; ${closed.eventsReceived} events received, ${closed.lost} lost, ${closed.failed} failed`,
     );
     return figure;
   } finally {
@@ -420,7 +451,7 @@ export function fanoutSection(f: FanoutFigure | null | undefined): string[] {
       ? [
           `| the same subscribers on a bare \`node:http\` broadcaster (the ceiling), \`GET /ok\` p99 | ${ms(f.ceiling.idle.okP99Ms)} | | ${ms(f.ceiling.loaded.okP99Ms)} | ${r2(f.ceiling.loaded.okP99Ms / f.ceiling.idle.okP99Ms)}× |`,
           '',
-          `The ceiling (issue 87, \`scripts/bench/fanoutCeiling.ts\`), measured right after agentplane in the same run: a bare \`node:http\` server holding the same ${f.ceiling.opened.toLocaleString('en-US')} subscribers (SSE and WebSocket) on ${f.threads} threads, playing on each thread the ${f.ceiling.eventsPerRun} events of one of agentplane's runs as its subscribers read them (numbered for the thread, stamped when sent), ${f.ceiling.runsPerSecondPerThread} runs/s a thread (agentplane's rate under the subscribers), each clump of a run's events (those agentplane made in the same ms) played at its time in the run, encoded once and written to each subscriber in one write. agentplane's loaded \`/ok\` p99 is ${f.okP99VsCeiling}× the ceiling's; the ceiling's delivery p50 ${ms(f.ceiling.delivery?.p50Ms ?? NaN)}, p99 ${ms(f.ceiling.delivery?.p99Ms ?? NaN)}; ${f.ceiling.eventsReceived.toLocaleString('en-US')} events delivered, ${f.ceiling.lostEvents} lost, ${f.ceiling.failedSubscribers} subscribers failed.`,
+          `The ceiling (issue 87, \`scripts/bench/fanoutCeiling.ts\`), measured right after agentplane in the same run: a bare \`node:http\` server holding the same ${f.ceiling.opened.toLocaleString('en-US')} subscribers (SSE and WebSocket) on ${f.threads} threads, ${f.ceiling.eventsPlayed !== undefined ? `playing on each thread the events agentplane's matching thread sent under its subscribers (${f.ceiling.eventsPlayed.toLocaleString('en-US')} in all, ${f.ceiling.eventsPerRun} a run at ${f.ceiling.runsPerSecondPerThread} runs/s a thread), each clump (those agentplane made in the same ms) at its time in agentplane's loaded window, for as long (${f.ceiling.playedSeconds} s), the same frames stamped when sent` : `playing on each thread the ${f.ceiling.eventsPerRun} events of one of agentplane's runs as its subscribers read them, ${f.ceiling.runsPerSecondPerThread} runs/s a thread, for 1 s and its own \`/ok\` sampling only (before 2026-12-02: not agentplane's load)`}, encoded once and written to each subscriber in one write. agentplane's loaded \`/ok\` p99 is ${f.okP99VsCeiling}× the ceiling's; the ceiling's delivery p50 ${ms(f.ceiling.delivery?.p50Ms ?? NaN)}, p99 ${ms(f.ceiling.delivery?.p99Ms ?? NaN)}; ${f.ceiling.eventsReceived.toLocaleString('en-US')} events delivered, ${f.ceiling.lostEvents} lost, ${f.ceiling.failedSubscribers} subscribers failed.`,
         ]
       : []),
     '',

@@ -1,20 +1,21 @@
 // The fan-out phase's ceiling (issue 87): a bare node:http broadcaster that serves the thread
 // event streams the way the machine allows at best — `POST /threads/{id}/stream/events` as
 // Server-Sent Events and `GET` on the same path upgraded to a WebSocket (`subscription.subscribe`
-// answered, then raw text frames) — and `GET /ok`. Told to start, it plays on every thread, at
-// the rate agentplane's runs went in the same run, the events of one of agentplane's runs as
-// agentplane sent them: each run's events numbered for the thread and stamped with the time
-// they are sent, each clump of them (those agentplane made in the same ms) at its time in the
-// run as agentplane made it (a run's events are made over its life, not at once: written all
-// at once the ceiling made a third of agentplane's writes), encoded once, and written to each
-// subscriber of the thread in one write. No store, no runs, no log, no filter: what is left is
-// the sockets.
+// answered, then raw text frames) — and `GET /ok`. Told to start with a recorded window, it
+// plays on each thread the events agentplane's matching thread sent under its subscribers,
+// each clump (those agentplane made in the same ms) at its time in that window (fanoutTimeline.ts):
+// the same frames at the same rate over the same time, stamped when sent, encoded once, and
+// written to each subscriber of the thread in one write. No store, no runs, no log, no filter:
+// what is left is the sockets.
 // usage: node --import tsx scripts/bench/fanoutCeiling.ts <port>
-//   POST /bench/start {events: [event JSON, …], runsPerSecondPerThread}; POST /bench/stop
+//   POST /bench/start {threads: [{id, events: [event JSON, …]}], fromMs}: the recorded window;
+//   POST /bench/start {events: [event JSON, …], runsPerSecondPerThread}: one run on a loop (fanoutCpu.ts);
+//   POST /bench/stop
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { webSocketTextFrame } from '../../src/runtime/transports/websocket/webSocketFrame.ts';
+import { stamped, windowClumps, type Clump, type Template } from './fanoutTimeline.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events$/;
 const OK = Buffer.from('{"ok":true}');
@@ -22,51 +23,23 @@ const OK = Buffer.from('{"ok":true}');
 interface Thread {
   sse: Set<ServerResponse>;
   sockets: Set<Duplex>;
-  seq: number;
 }
 
 const threads = new Map<string, Thread>();
 const thread = (id: string) => {
   let t = threads.get(id);
-  if (!t) threads.set(id, (t = { sse: new Set(), sockets: new Set(), seq: 0 }));
+  if (!t) threads.set(id, (t = { sse: new Set(), sockets: new Set() }));
   return t;
 };
 
-/** One recorded event: its method and its JSON cut around its `params.timestamp` (filled in when sent). */
-interface Template {
-  method: string;
-  before: string;
-  after: string;
-  /** When agentplane made it, in ms since the run's first event. */
-  offsetMs: number;
-}
-
-function template(json: string, first: number): Template {
-  const event = JSON.parse(json) as { method: string; params?: { timestamp?: number } };
-  // the event's own fields after its numbers: `{"method":…,"params":{…,"timestamp":N,…}}`
-  const rest = json.slice(json.indexOf('"method"'));
-  const params = rest.indexOf('"params":');
-  const at = rest.indexOf('"timestamp":', params) + '"timestamp":'.length;
-  let end = at;
-  while (end < rest.length && rest.charCodeAt(end) >= 48 && rest.charCodeAt(end) <= 57) end += 1;
-  return { method: event.method, before: rest.slice(0, at), after: rest.slice(end), offsetMs: Math.max(0, (event.params?.timestamp ?? first) - first) };
-}
-
-/** A recorded run's events as templates, their times made relative to its first's. */
-function templates(jsons: string[]): Template[] {
-  const first = (JSON.parse(jsons[0] ?? '{}') as { params?: { timestamp?: number } }).params?.timestamp ?? 0;
-  return jsons.map((json) => template(json, first));
-}
-
-/** One clump of a run's events on a thread: framed once, every subscriber sent them in one write. */
+/** One clump of a thread's events: framed once, every subscriber sent them in one write. */
 function playClump(t: Thread, events: Template[]): void {
   const now = Date.now();
   const sse: Buffer[] = [];
   const ws: Buffer[] = [];
   for (const e of events) {
-    t.seq += 1;
-    const json = `{"type":"event","event_id":"${t.seq}","seq":${t.seq},${e.before}${now}${e.after}`;
-    sse.push(Buffer.from(`event: ${e.method}\nid: ${t.seq}\ndata: ${json}\n\n`));
+    const json = stamped(e, now);
+    sse.push(Buffer.from(`event: ${e.method}\nid: ${e.seq}\ndata: ${json}\n\n`));
     ws.push(webSocketTextFrame(Buffer.from(json)));
   }
   const sseBytes = Buffer.concat(sse);
@@ -75,40 +48,49 @@ function playClump(t: Thread, events: Template[]): void {
   for (const socket of t.sockets) socket.write(wsBytes);
 }
 
-/** One run's events on a thread, each clump at its time in the run. */
-function playRun(t: Thread, events: Template[]): void {
-  const clumps = new Map<number, Template[]>();
-  for (const e of events) clumps.set(e.offsetMs, [...(clumps.get(e.offsetMs) ?? []), e]);
-  for (const [offsetMs, clump] of clumps) {
-    if (offsetMs === 0) playClump(t, clump);
+/** Timers of clumps to come, cleared by a stop. */
+const later = new Set<NodeJS.Timeout>();
+
+/** A thread's clumps, each at its offset from now. */
+function playClumps(t: Thread, clumps: Clump[]): void {
+  for (const { offsetMs, events } of clumps) {
+    if (offsetMs === 0) playClump(t, events);
     else {
       const timer = setTimeout(() => {
         later.delete(timer);
-        playClump(t, clump);
+        playClump(t, events);
       }, offsetMs);
       later.add(timer);
     }
   }
 }
 
-/** The clumps of runs under way, stopped with the runs. */
-const later = new Set<NodeJS.Timeout>();
-
 let playing: NodeJS.Timeout[] = [];
 
-function start(events: Template[], runsPerSecondPerThread: number): void {
+/** The recorded window (fanoutTimeline.ts): each thread's own events at their times in agentplane's loaded window. */
+function startTimeline(recorded: { id: string; events: string[] }[], fromMs: number): void {
+  const plans = recorded.map(({ id, events }) => ({ t: thread(id), clumps: windowClumps(events, fromMs) }));
+  for (const { t, clumps } of plans) playClumps(t, clumps);
+}
+
+/**
+ * One run's events played on every thread at `runsPerSecondPerThread`, until stopped (fanoutCpu.ts:
+ * CPU per event delivered, where the load's timeline does not matter); the threads out of step.
+ */
+function startLoop(events: string[], runsPerSecondPerThread: number): void {
+  const first = (JSON.parse(events[0] ?? '{}') as { params?: { timestamp?: number } }).params?.timestamp ?? 0;
+  const run = windowClumps(events, first);
   const every = 1000 / runsPerSecondPerThread;
   const all = [...threads.values()];
-  // the threads' runs spread over the period, as agentplane's threads run out of step
   all.forEach((t, i) => {
-    const first = setTimeout(
+    const begin = setTimeout(
       () => {
-        playRun(t, events);
-        playing.push(setInterval(() => playRun(t, events), every));
+        playClumps(t, run);
+        playing.push(setInterval(() => playClumps(t, run), every));
       },
       (every * i) / all.length,
     );
-    playing.push(first);
+    playing.push(begin);
   });
 }
 
@@ -148,8 +130,9 @@ const server = createServer((req, res) => {
   if (req.method === 'POST' && (req.url === '/bench/start' || req.url === '/bench/stop')) {
     void readBody(req).then((text) => {
       if (req.url === '/bench/start') {
-        const { events, runsPerSecondPerThread } = JSON.parse(text) as { events: string[]; runsPerSecondPerThread: number };
-        start(templates(events), runsPerSecondPerThread);
+        const body = JSON.parse(text) as { events?: string[]; runsPerSecondPerThread?: number; threads?: { id: string; events: string[] }[]; fromMs?: number };
+        if (body.threads) startTimeline(body.threads, body.fromMs ?? 0);
+        else startLoop(body.events ?? [], body.runsPerSecondPerThread ?? 1);
       } else stop();
       res.writeHead(204).end();
     });

@@ -2,6 +2,7 @@
 // over its WebSocket, counting what it receives. Used by the phase itself (fanout.ts) and by the
 // worker thread that holds its subscribers (fanoutSubscribers.ts).
 import http from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import WebSocket from 'ws';
 
 export interface FanoutTarget {
@@ -53,7 +54,16 @@ const EVENT_MESSAGE = Buffer.from('{"type":"event"');
 /** A comment frame the server sends on a quiet stream: not an event (it would count as one frame more on some streams than others). */
 const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
-export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
+/** An SSE frame's data (its `data:` lines joined), or '' for a comment. */
+const frameData = (frame: string) =>
+  frame
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
+    .join('\n');
+
+/** `record`: every event's JSON the subscriber reads is kept there, in order (fanoutTimeline.ts). */
+export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery, record?: string[]): Promise<Subscriber> {
   let events = 0;
   let failed = false;
   let closing = false;
@@ -76,18 +86,22 @@ export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: 
   let last = 0;
   // a sampled subscriber keeps the unfinished frame to read each whole one's timestamp
   let frame = '';
+  // a character split between two chunks is decoded whole (a recorded event's text is the server's)
+  const text = new StringDecoder('utf8');
   res.on('data', (chunk: Buffer) => {
     if (last === 10 && chunk[0] === 10) events += 1;
     for (let at = chunk.indexOf(FRAME_END); at >= 0; at = chunk.indexOf(FRAME_END, at + 2)) events += 1;
     for (let at = chunk.indexOf(HEARTBEAT); at >= 0; at = chunk.indexOf(HEARTBEAT, at + HEARTBEAT.length)) events -= 1;
     last = chunk[chunk.length - 1] ?? last;
-    if (delivery) {
+    if (delivery || record) {
       const now = Date.now();
-      const frames = (frame + chunk.toString('utf8')).split('\n\n');
+      const frames = (frame + text.write(chunk)).split('\n\n');
       frame = frames.pop()!;
       for (const f of frames) {
-        const delay = deliveryOf(f, now, delivery.since());
-        if (delay !== null) delivery.delays.push(delay);
+        const delay = delivery ? deliveryOf(f, now, delivery.since()) : null;
+        if (delay !== null) delivery!.delays.push(delay);
+        const data = record ? frameData(f) : '';
+        if (data.startsWith('{"type":"event"')) record!.push(data);
       }
     }
   });
@@ -105,7 +119,7 @@ export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: 
   };
 }
 
-export async function socketSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
+export async function socketSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery, record?: string[]): Promise<Subscriber> {
   const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/threads/${thread}/stream/events`, { headers: t.headers });
   let events = 0;
   let failed = false;
@@ -118,6 +132,7 @@ export async function socketSubscriber(t: FanoutTarget, thread: string, delivery
     ws.on('message', (data: Buffer) => {
       if (data.subarray(0, EVENT_MESSAGE.length).equals(EVENT_MESSAGE)) {
         events += 1;
+        record?.push(data.toString('utf8'));
         if (delivery) {
           const delay = deliveryOf(data.toString('utf8'), Date.now(), delivery.since());
           if (delay !== null) delivery.delays.push(delay);

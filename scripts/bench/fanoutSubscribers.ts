@@ -26,19 +26,21 @@ interface Open {
   target: FanoutTarget;
   threads: string[];
   subscribers: number;
+  /** The first subscriber of each thread keeps every event's JSON it reads (what the ceiling plays, fanoutTimeline.ts). */
+  record?: boolean;
 }
 
 /** Subscribers opened in a worker thread: how many opened, then what they received once closed. */
 export async function openSubscribers(open: Open): Promise<{
   opened: number;
   failed: number;
-  close(): Promise<{ eventsReceived: number; failed: number; lost: number; delivery: DeliveryFigure | null }>;
+  close(): Promise<{ eventsReceived: number; failed: number; lost: number; delivery: DeliveryFigure | null; recorded: string[][] }>;
 }> {
   // tsx's loader does not reach worker threads: the worker registers its own, then loads this file
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: open });
   const next = () =>
-    new Promise<Record<string, number> & { delivery?: DeliveryFigure | null }>((resolve, reject) => {
+    new Promise<Record<string, number> & { delivery?: DeliveryFigure | null; recorded?: string[][] }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
@@ -51,7 +53,13 @@ export async function openSubscribers(open: Open): Promise<{
       worker.postMessage('close');
       const figures = await done;
       await worker.terminate();
-      return { eventsReceived: figures.eventsReceived, failed: figures.failed, lost: figures.lost, delivery: figures.delivery ?? null };
+      return {
+        eventsReceived: figures.eventsReceived,
+        failed: figures.failed,
+        lost: figures.lost,
+        delivery: figures.delivery ?? null,
+        recorded: figures.recorded ?? [],
+      };
     },
   };
 }
@@ -71,11 +79,14 @@ async function serve(open: Open): Promise<void> {
     deliveries.push(d);
     return d;
   };
+  // subscriber n reads thread n mod the threads: the first of each is n = the thread's index
+  const recorded = open.threads.map(() => [] as string[]);
+  const recording = (n: number) => (open.record && n < open.threads.length ? recorded[n] : undefined);
   // opened a few at a time, as pages open
   for (let i = 0; i < open.subscribers; i += 25) {
     const batch = Array.from({ length: Math.min(25, open.subscribers - i) }, (_, k) => i + k);
     const opened = await Promise.allSettled(
-      batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(open.target, open.threads[n % open.threads.length], sampled(n))),
+      batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(open.target, open.threads[n % open.threads.length], sampled(n), recording(n))),
     );
     opened.forEach((o, k) => {
       if (o.status === 'fulfilled') {
@@ -102,7 +113,7 @@ async function serve(open: Open): Promise<void> {
     const delivery: DeliveryFigure | null = delays.length
       ? { subscribers: deliveries.filter((d) => d.delays.length).length, events: delays.length, p50Ms: at(0.5), p99Ms: at(0.99), clientBusy }
       : null;
-    parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly, lost, delivery });
+    parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly, lost, delivery, recorded: open.record ? recorded : [] });
   });
 }
 
