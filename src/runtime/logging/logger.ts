@@ -85,7 +85,24 @@ const ACCESS_END = ',"msg":"request"}\n';
  */
 function writeAccessLine(log: Pino, sink: LogSink, infoValue: number, line: AccessLine): void {
   if (log.levelVal > infoValue) return;
-  sink.write(INFO_START + Date.now() + (log as unknown as BindingsHolder)[symbols.chindingsSym] + accessFields(line) + ACCESS_END);
+  sink.write(INFO_START + epochText() + (log as unknown as BindingsHolder)[symbols.chindingsSym] + accessFields(line) + ACCESS_END);
+}
+
+let epochMs = 0;
+let epochMsText = '0';
+
+/**
+ * Date.now() as text, made once a millisecond: the epoch's milliseconds are past a small
+ * integer, so each line's `+ Date.now()` went through V8's double-to-text (~600 instructions,
+ * a tenth of the line's), where ~10 lines of a busy server share each millisecond.
+ */
+function epochText(): string {
+  const now = Date.now();
+  if (now !== epochMs) {
+    epochMs = now;
+    epochMsText = String(now);
+  }
+  return epochMsText;
 }
 
 /** Our call shape (message, then fields) over pino's (fields, then message), and the flush rule. */

@@ -156,6 +156,19 @@ describe('the logger', () => {
       for (let i = 0; i < values.length; i += 1) assert.equal(lines[2 * i], lines[2 * i + 1], String(values[i]));
     });
 
+    it('says the time it is written, in epoch milliseconds, a line written later a later time (the text is kept for a millisecond only)', async () => {
+      const { log, lines } = kept('info');
+      const before = Date.now();
+      log.access(answered);
+      const after = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const later = Date.now();
+      log.access(answered);
+      const [first, second] = lines();
+      assert.ok(first!.time >= before && first!.time <= after, `${first!.time} within ${before}..${after}`);
+      assert.ok(second!.time >= later, `${second!.time} not before ${later}`);
+    });
+
     it('writes a number JSON cannot hold as null, as pino does', () => {
       const { log, lines } = kept('info');
       log.access({ ...answered, ms: Number.NaN, status: Number.POSITIVE_INFINITY });
