@@ -19,7 +19,7 @@ import { watchProject } from '../runtime/project/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
 import { onLateRefusal } from '../runtime/lateRefusal.ts';
-import { startIdleCollector } from '../runtime/idle/idleCollector.ts';
+import { IDLE_COLLECTION, startIdleCollector } from '../runtime/idle/idleCollector.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
@@ -104,8 +104,9 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
     void starting.then((started) => started.close()).then(exit, exit);
   });
   const server = await starting;
-  // what a busy spell left behind is given back once the server is idle (runtime/idle/idleCollector.ts)
-  const collector = startIdleCollector();
+  // what a busy spell left behind is given back once the server is idle, and what its caches
+  // kept that nothing has used since (runtime/idle/idleCollector.ts)
+  const collector = startIdleCollector(IDLE_COLLECTION, (unusedForMs) => server.releaseUnused(unusedForMs));
   // from the moment the server listens a signal stops it cleanly: the gRPC port starts after
   // the HTTP port listens, and a SIGTERM while it starts must still flush the store (exit 0)
   const stop = (signal: string) => {

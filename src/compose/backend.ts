@@ -38,8 +38,18 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
     // the history's records load once the server serves (serving below), not inside its start
     loadAfterMs: null,
   });
-  const runBackend = async (): Promise<RunBackend> => embeddedRunBackend(store, config.runLeaseMs, store);
-  return { ...backend('embedded', store, new LocalCoordination(), runBackend, {}), serving: () => store.loadInBackground() };
+  let events: InMemoryRunEventLog | undefined;
+  const runBackend = async (): Promise<RunBackend> => {
+    const made = embeddedRunBackend(store, config.runLeaseMs, store);
+    events = made.events as InMemoryRunEventLog;
+    return made;
+  };
+  return {
+    ...backend('embedded', store, new LocalCoordination(), runBackend, {}),
+    serving: () => store.loadInBackground(),
+    // an idle server's release (runtime/idle/idleCollector.ts): the finished runs' logs and the cached values
+    releaseUnused: (unusedForMs) => (events?.releaseFinished(unusedForMs) ?? 0) + store.releaseUnused(unusedForMs),
+  };
 }
 
 /**

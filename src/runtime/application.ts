@@ -60,5 +60,7 @@ export interface ServerStorage {
   recordCounts(): Promise<{ collection: string; count: number }[]>;
   /** Called once the server serves (its graphs loaded, /ok answering): the embedded store then begins loading its history's records (issue 91). */
   serving?(): void;
+  /** Drops the values it keeps in memory that nothing has used for `unusedForMs` (an idle server's release: runtime/idle/idleCollector.ts); the bytes dropped. */
+  releaseUnused?(unusedForMs: number): number;
   close(): Promise<void>;
 }

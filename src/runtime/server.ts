@@ -49,6 +49,8 @@ export interface HttpServer {
   reload(): Promise<void>;
   /** Settles once the gRPC port serves or will not; never rejects. */
   grpc: Promise<GrpcServing>;
+  /** The storage's values nothing has used for `unusedForMs` dropped (ServerStorage.releaseUnused); the bytes dropped. */
+  releaseUnused(unusedForMs: number): number;
   /** Answers a Request in process, through the same pipeline as the port (runtime/transports/inProcess.ts). */
   handle: FetchHandler;
 }
@@ -343,6 +345,7 @@ export async function startHttpServer(
     close,
     reload,
     grpc: grpc.then((serving) => ('gateway' in serving ? { port: serving.gateway.port } : serving)),
+    releaseUnused: (unusedForMs) => storage.releaseUnused?.(unusedForMs) ?? 0,
   };
 }
 

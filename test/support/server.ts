@@ -165,7 +165,7 @@ async function serveTest(options: TestServerOptions, areas?: readonly AreaName[]
   };
 }
 
-export interface InProcessApp extends Omit<TestServer, 'http' | 'port' | 'grpc'> {
+export interface InProcessApp extends Omit<TestServer, 'http' | 'port' | 'grpc' | 'releaseUnused'> {
   /** The application's entry: a Request answered through the server's pipeline, with no socket. */
   handle: FetchHandler;
   /**

@@ -950,6 +950,14 @@ export class JournalStore implements Store {
     return { budget: this.cache.budget, grown: () => this.cache.trim() };
   }
 
+  /**
+   * Drops the cached values nothing has put or read for `unusedForMs`: what an idle server gives
+   * back (runtime/idle/idleCollector.ts), the next reader reads them from disk. The bytes dropped.
+   */
+  releaseUnused(unusedForMs: number): number {
+    return this.cache.dropUnused(performance.now() - unusedForMs);
+  }
+
   /** The heap the values in the cache cost now (pagedValues.ts cacheCost). */
   get cachedBytes(): number {
     return this.cache.size;

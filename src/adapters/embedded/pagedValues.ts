@@ -177,6 +177,8 @@ interface Held<K> {
   bytes: number;
   /** Whether the value's text on disk is its JSON.stringify (up to JSON's own round trip): not a writer's text given with it (PutOp.json). */
   ownText: boolean;
+  /** When it was last put or read (performance.now()): dropUnused. */
+  usedAt: number;
   older: Held<K> | null;
   newer: Held<K> | null;
 }
@@ -223,7 +225,7 @@ export class ValueCache<K> {
     if (hit !== this.newest) {
       this.unlink(hit);
       this.link(hit);
-    }
+    } else hit.usedAt = performance.now();
     return hit.value;
   }
 
@@ -240,7 +242,7 @@ export class ValueCache<K> {
   put(key: K, value: object, bytes: number, ownText = true): void {
     this.drop(key);
     if (bytes > this.budget) return;
-    const entry: Held<K> = { key, value, bytes, ownText, older: null, newer: null };
+    const entry: Held<K> = { key, value, bytes, ownText, usedAt: 0, older: null, newer: null };
     this.held.set(key, entry);
     this.link(entry);
     this.bytes += bytes;
@@ -259,8 +261,19 @@ export class ValueCache<K> {
     return this.bytes;
   }
 
+  /**
+   * Drops the values not put or read since `since` (performance.now()): the oldest end of the
+   * recency list, up to the first one used since. Returns the bytes (cacheCost) dropped.
+   */
+  dropUnused(since: number): number {
+    const before = this.bytes;
+    while (this.oldest && this.oldest.usedAt < since) this.drop(this.oldest.key);
+    return before - this.bytes;
+  }
+
   /** Puts `entry` at the newest end. */
   private link(entry: Held<K>): void {
+    entry.usedAt = performance.now();
     entry.older = this.newest;
     entry.newer = null;
     if (this.newest) this.newest.newer = entry;

@@ -80,7 +80,8 @@ export class InMemoryRunEventLog implements RunEventLog {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
   private readonly owners = new Map<string, string>();
-  private readonly finished: { runId: string; bytes: number }[] = [];
+  /** In the order they ended; `at`: when (performance.now()). */
+  private readonly finished: { runId: string; bytes: number; at: number }[] = [];
   private finishedBytes = 0;
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
@@ -175,7 +176,7 @@ export class InMemoryRunEventLog implements RunEventLog {
     log.end();
     log.compact();
     const bytes = log.bytes();
-    this.finished.push({ runId, bytes });
+    this.finished.push({ runId, bytes, at: performance.now() });
     this.finishedBytes += bytes;
     // the newest log stays whatever its size: its run's readers are the likeliest
     while (this.finished.length > this.keepFinished || (this.finished.length > 1 && this.finishedBytes > this.keepFinishedBytes)) {
@@ -184,6 +185,22 @@ export class InMemoryRunEventLog implements RunEventLog {
       this.forget(oldest.runId);
     }
     this.budget?.grown();
+  }
+
+  /**
+   * Drops the finished logs that ended `unusedForMs` ago or more, the newest too: what an idle
+   * server gives back (runtime/idle/idleCollector.ts); a later reader is answered from the store,
+   * as one of a log dropped by count. The bytes dropped (EventLog.bytes).
+   */
+  releaseFinished(unusedForMs: number): number {
+    const before = this.finishedBytes;
+    const since = performance.now() - unusedForMs;
+    while (this.finished.length > 0 && this.finished[0]!.at <= since) {
+      const oldest = this.finished.shift()!;
+      this.finishedBytes -= oldest.bytes;
+      this.forget(oldest.runId);
+    }
+    return before - this.finishedBytes;
   }
 
   setResult(runId: string, result: unknown): void {

@@ -49,6 +49,40 @@ export class IdleCollection {
   }
 }
 
+/**
+ * What the caches of an idle server give back: after a burst of large runs the main thread kept
+ * the last run's event log (its final values, ~10 MB on a thread of 25 runs of 400 KB), the
+ * store's cached values of that thread (its messages, and the JSON text of its values) within
+ * their 64 MB budget, ~40 MB of the main thread's heap that a server at rest does not need
+ * (issue 86: RSS back to 1.5x idle within a minute of a burst; findings.md, h86m22). Once the
+ * process has been idle `idleMs`, each holder drops what nothing has used for that long, once a
+ * spell; the next reader reads it from the store. 20 s: before the burst's run worker retires
+ * (30 s, workerRetirement.ts), whose ending is CPU that would start the spell over.
+ */
+export interface IdleReleaseSettings {
+  idleMs: number;
+  idleShareOfACore: number;
+}
+
+export const IDLE_RELEASE: IdleReleaseSettings = { idleMs: 20_000, idleShareOfACore: 0.05 };
+
+/** The release's rule, apart from the process: fed one sample at a time, says when to release (once an idle spell). */
+export class IdleRelease {
+  private idleFor = 0;
+  private released = false;
+
+  constructor(private readonly settings: IdleReleaseSettings = IDLE_RELEASE) {}
+
+  sample(elapsedMs: number, cpuMs: number): boolean {
+    if (cpuMs < elapsedMs * this.settings.idleShareOfACore) this.idleFor += elapsedMs;
+    else this.idleFor = 0;
+    if (this.idleFor === 0) this.released = false;
+    if (this.released || this.idleFor < this.settings.idleMs) return false;
+    this.released = true;
+    return true;
+  }
+}
+
 /** V8's `gc`: a full collection, or with `{ type: 'minor' }` the young generation's alone (a scavenge). */
 type Gc = (options?: { type: 'minor' | 'major' }) => void;
 
@@ -82,11 +116,21 @@ function v8Gc(): Gc | undefined {
   }
 }
 
-/** Samples this process once a second and collects as IdleCollection says; none where V8's collection cannot be had. */
-export function startIdleCollector(settings: IdleCollectionSettings = IDLE_COLLECTION): { stop(): void } | undefined {
+/**
+ * Samples this process once a second and collects as IdleCollection says; none where V8's
+ * collection cannot be had. `release` drops what nothing has used for the given ms and returns
+ * the bytes it dropped: called as IdleRelease says, and followed by a full collection where it
+ * dropped any (the dropped values are garbage only once collected).
+ */
+export function startIdleCollector(
+  settings: IdleCollectionSettings = IDLE_COLLECTION,
+  release?: (unusedForMs: number) => number,
+  releaseSettings: IdleReleaseSettings = IDLE_RELEASE,
+): { stop(): void } | undefined {
   const collect = fullCollection();
   if (!collect) return undefined;
   const rule = new IdleCollection(settings);
+  const releasing = new IdleRelease(releaseSettings);
   let last = process.cpuUsage();
   let at = performance.now();
   const timer = setInterval(() => {
@@ -95,7 +139,9 @@ export function startIdleCollector(settings: IdleCollectionSettings = IDLE_COLLE
     last = process.cpuUsage();
     const elapsed = now - at;
     at = now;
-    if (!rule.sample(elapsed, (used.user + used.system) / 1000, v8.getHeapStatistics().used_heap_size)) return;
+    const cpuMs = (used.user + used.system) / 1000;
+    const released = release && releasing.sample(elapsed, cpuMs) ? release(releaseSettings.idleMs) : 0;
+    if (!rule.sample(elapsed, cpuMs, v8.getHeapStatistics().used_heap_size) && released <= 0) return;
     collect();
     rule.collected(v8.getHeapStatistics().used_heap_size);
     // the collection's own CPU is not the next sample's activity

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { IdleCollection, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
+import { IDLE_RELEASE, IdleCollection, IdleRelease, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
 import { ROOT } from '../../support/server.ts';
 import { childImport } from '../../support/childImports.ts';
 
@@ -74,4 +74,16 @@ test("by default, the garbage a store's snapshot leaves on an idle server (~10 M
   assert.equal(rule.sample(1000, idle, 136 * MB), false);
   assert.equal(rule.sample(1000, idle, 136 * MB), false);
   assert.equal(rule.sample(1000, idle, 136 * MB), true, 'grown by 10 MB, idle for 3 s: collect');
+});
+
+test('the caches are released once the process has been idle idleMs, once a spell; activity starts the spell over (issue 86)', () => {
+  const rule = new IdleRelease({ idleMs: 20_000, idleShareOfACore: 0.05 });
+  for (let i = 0; i < 5; i += 1) assert.equal(rule.sample(1000, busy), false, 'never while busy');
+  for (let i = 0; i < 19; i += 1) assert.equal(rule.sample(1000, idle), false, `idle for ${i + 1} s`);
+  assert.equal(rule.sample(1000, idle), true, 'idle for 20 s: release');
+  for (let i = 0; i < 60; i += 1) assert.equal(rule.sample(1000, idle), false, 'once a spell');
+  assert.equal(rule.sample(1000, busy), false);
+  for (let i = 0; i < 19; i += 1) assert.equal(rule.sample(1000, idle), false);
+  assert.equal(rule.sample(1000, idle), true, 'a new spell: released again');
+  assert.deepEqual(IDLE_RELEASE, { idleMs: 20_000, idleShareOfACore: 0.05 }, 'by default 20 s, before an idle run worker retires (30 s)');
 });
