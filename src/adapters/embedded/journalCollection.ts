@@ -162,6 +162,19 @@ export class JournalCollection<T extends object> implements Collection<T> {
     return n;
   }
 
+  /**
+   * Whether any record matches `where` (a write's `whileAny`: is a run pending on the thread?),
+   * once the collection is loaded. Stops at the first match, and walks newest first: what a
+   * write waits on was mostly written last (a thread's pending runs are its newest). Counted in
+   * full (countLoaded), a one-thread queue walked every pending run at each of its runs' ends.
+   */
+  anyLoaded(where: Record<string, string>): boolean {
+    const options: ListOptions<T> = { where, reverse: true };
+    const holder = this.set.holderOf(where);
+    for (const part of holder ? [holder] : this.set.parts()) for (const _ of scan(part, options, this.reader(part, undefined))) return true;
+    return false;
+  }
+
   /** How a record is read for a caller reading `fields` only: from what memory keeps of it when that has them all. */
   private reader(state: CollectionState, fields: readonly string[] | undefined): (entry: Kept) => T {
     const kept = state.paging?.kept;

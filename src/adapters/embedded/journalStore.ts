@@ -773,7 +773,7 @@ export class JournalStore implements Store {
     // a record written earlier in the same write is set as that write left it
     const current = earlier.has(key) ? earlier.get(key) : this.handle(op.collection).readLoaded(op.id);
     if (current === undefined || current === null) return null;
-    const matched = op.whileAny !== undefined && this.handle(op.whileAny.collection).countLoaded({ where: op.whileAny.where }) > 0;
+    const matched = op.whileAny !== undefined && this.handle(op.whileAny.collection).anyLoaded(op.whileAny.where);
     return { collection: op.collection, id: op.id, value: copyWith(current, fieldsSet(op, matched)) };
   }
 
