@@ -1,0 +1,89 @@
+// Instructions a plain-echo run on one thread, by thread of the server, counted by callgrind (issue
+// 91): `npx tsx scripts/bench/runInstructions.ts <root>,<root>… [passes] [runs]`. Each tree's server
+// runs under valgrind with counting off while it starts and takes the runs phase's warm-up
+// (runs.ts' WARM_UP, its 100 threads cut to 20), then, trees in turns, 20 uncounted runs on a fresh
+// thread and `runs` counted ones on another (enqueueAndDrain: the bench's one-thread round). Thread
+// 1 is the main thread; the run worker is the busiest other. Load-independent, unlike
+// freshThreadsCpu.ts' CPU times on a shared machine. KEEP=<dir>: the dumps kept (with PERF_PROF=1
+// the server runs with --perf-basic-prof, so /tmp/perf-<pid>.map names its JIT code).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startAgentplane, type Agentplane } from './agentplane.ts';
+import { enqueueAndDrain, WARM_UP } from './runs.ts';
+import { PLAIN_GRAPH } from './graph.ts';
+import { untilIdle } from './writes.ts';
+
+const [rootsArg, passesArg = '3', runsArg = '100'] = process.argv.slice(2);
+const roots = rootsArg!.split(',');
+const passes = Number(passesArg);
+const runs = Number(runsArg);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'run-instructions-'));
+const cg = (ap: Agentplane, ...args: string[]) =>
+  execFileSync('callgrind_control', [...args, String(ap.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+function dumpByThread(ap: Agentplane, outFile: string): Map<number, number> {
+  cg(ap, '--dump');
+  const dir = path.dirname(outFile);
+  const out = new Map<number, number>();
+  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith(path.basename(outFile) + '.'))) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    const t = /^(?:totals|summary):\s*(\d+)/m.exec(text);
+    const th = /^thread:\s*(\d+)/m.exec(text);
+    if (t) out.set(Number(th?.[1] ?? 0), (out.get(Number(th?.[1] ?? 0)) ?? 0) + Number(t[1]));
+    if (process.env.KEEP) fs.renameSync(path.join(dir, f), path.join(process.env.KEEP, `${path.basename(path.dirname(outFile))}-${Date.now()}-${f}`));
+    else fs.rmSync(path.join(dir, f));
+  }
+  return out;
+}
+const servers: { root: string; ap: Agentplane; outFile: string }[] = [];
+try {
+  for (const [i, root] of roots.entries()) {
+    const dir = path.join(work, String(i));
+    fs.mkdirSync(dir, { recursive: true });
+    const outFile = path.join(dir, 'cg');
+    const ap = await startAgentplane({
+      root,
+      dataDir: path.join(dir, 'data'),
+      workDir: dir,
+      nodeArgs: ['--no-memory-reducer', ...(process.env.PERF_PROF ? ['--perf-basic-prof'] : [])],
+      wrapper: {
+        command: 'valgrind',
+        args: [
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          '--separate-threads=yes',
+          `--callgrind-out-file=${outFile}`,
+          '--dump-line=no',
+          '--compress-strings=no',
+        ],
+        startTimeoutMs: 600_000,
+      },
+    });
+    servers.push({ root, ap, outFile });
+  }
+  const ts = servers.map((s) => ({ server: 'agentplane' as const, url: s.ap.url, headers: s.ap.headers, assistant: PLAIN_GRAPH }));
+  for (const t of ts) for (const [a, b] of WARM_UP) await enqueueAndDrain(t, a === 100 ? 20 : a, b);
+  for (const s of servers) await untilIdle(s.ap, 300_000);
+  for (let p = 0; p < passes; p++)
+    for (const i of p % 2 ? [...servers.keys()].reverse() : [...servers.keys()]) {
+      const s = servers[i]!;
+      await enqueueAndDrain(ts[i]!, 1, 20);
+      cg(s.ap, '--instr=on');
+      cg(s.ap, '--zero');
+      const d = await enqueueAndDrain(ts[i]!, 1, runs);
+      const by = dumpByThread(s.ap, s.outFile);
+      cg(s.ap, '--instr=off');
+      const all = [...by.values()].reduce((a, b) => a + b, 0);
+      const sorted = [...by].sort((a, b) => b[1] - a[1]);
+      console.log(
+        `pass ${p} ${path.basename(s.root)} failed ${d.failed}: all ${Math.round(all / runs)} a run; main(1) ${Math.round((by.get(1) ?? 0) / runs)}; threads ${sorted
+          .slice(0, 6)
+          .map(([t, n]) => `${t}:${Math.round(n / runs)}`)
+          .join(' ')}`,
+      );
+    }
+} finally {
+  await Promise.all(servers.map((s) => s.ap.stop()));
+  fs.rmSync(work, { recursive: true, force: true });
+}
