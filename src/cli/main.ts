@@ -20,6 +20,7 @@ import { settleImports, trackImports, wasImported } from '../runtime/project/imp
 import { startBanner } from './startBanner.ts';
 import { onLateRefusal } from '../runtime/lateRefusal.ts';
 import { IDLE_COLLECTION, startIdleCollector } from '../runtime/idle/idleCollector.ts';
+import { growYoungGenerationAtOnce } from '../runtime/idle/youngGenerationGrowth.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
@@ -107,6 +108,8 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // what a busy spell left behind is given back once the server is idle, and what its caches
   // kept that nothing has used since (runtime/idle/idleCollector.ts)
   const collector = startIdleCollector(IDLE_COLLECTION, (unusedForMs) => server.releaseUnused(unusedForMs));
+  // and the young generation V8 shrank meanwhile is its full size again at the next burst's first growth
+  growYoungGenerationAtOnce();
   // from the moment the server listens a signal stops it cleanly: the gRPC port starts after
   // the HTTP port listens, and a SIGTERM while it starts must still flush the store (exit 0)
   const stop = (signal: string) => {
