@@ -43,7 +43,7 @@ import { IDLE_RULE, waitForSettledStart } from './settledStart.ts';
 import { mergeReports, writeReport } from './report.ts';
 import { graphAloneProcess, measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
-import { measureWrites } from './writes.ts';
+import { measureWrites, WRITES_QUOTA_ENV } from './writes.ts';
 import { measureProtocol, PROTOCOL_LATENCY_RUNS, PROTOCOL_ROUNDS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_THREADS } from './protocol.ts';
 import { measureFanout } from './fanout.ts';
 import { BURST_RUNS, BURST_SECONDS, BURST_THREADS, largeGraphSpec, measureBurst } from './memoryBurst.ts';
@@ -214,18 +214,28 @@ async function phaseHttp() {
 async function phaseWrites() {
   log('Writes as data grows');
   const dataDir = path.join(work, 'data-writes');
-  const seeded = await withServer('writes', dataDir, async (ap) => {
-    const phase = await measureWrites(ap, 240, log);
-    report.writes.push(...phase.figures);
-    report.seeding.push(...phase.seeding);
-    for (const s of phase.skipped) skip(s.what, s.reason);
-    return phase.figures.some((f) => f.existing === 100_000);
-  });
+  const seeded = await withServer(
+    'writes',
+    dataDir,
+    async (ap) => {
+      const phase = await measureWrites(ap, 240, log);
+      report.writes.push(...phase.figures);
+      report.seeding.push(...phase.seeding);
+      for (const s of phase.skipped) skip(s.what, s.reason);
+      return phase.figures.some((f) => f.existing === 100_000);
+    },
+    WRITES_QUOTA_ENV,
+  );
   if (seeded) {
-    await withServer('writes-restart', dataDir, async (ap) => {
-      report.memory.startWith100kMs = Math.round(ap.startMs);
-      log(`  start to first 200 with 100k deployments on disk: ${report.memory.startWith100kMs} ms`);
-    });
+    await withServer(
+      'writes-restart',
+      dataDir,
+      async (ap) => {
+        report.memory.startWith100kMs = Math.round(ap.startMs);
+        log(`  start to first 200 with 100k deployments on disk: ${report.memory.startWith100kMs} ms`);
+      },
+      WRITES_QUOTA_ENV,
+    );
   }
 }
 
@@ -265,7 +275,7 @@ async function phasePostgres() {
           await seeder.close();
         }
       },
-      { DATABASE_URL: url },
+      { DATABASE_URL: url, ...WRITES_QUOTA_ENV },
       undefined,
       tree.root,
     );
