@@ -552,8 +552,13 @@ export function createPipeline(options: PipelineOptions) {
       ctx = admitted;
       const overRate = rateRefusal(b, ctx);
       if (overRate) return refuse(await overRate);
-      // a tenant's requests beyond a few at once each take a turn of the loop of their own (tenantTurns.ts)
-      if (ctx.tenantId) {
+      // a tenant's requests beyond a few at once each take a turn of the loop of their own
+      // (tenantTurns.ts). Not a public operation's (the health check, a static file): it needs no
+      // key and does no tenant's work, so a key sent with it changes nothing — it is answered as a
+      // load balancer's probe is, not behind the tenant's queue of requests and run starts and
+      // ends (issue 87: the fan-out bench's `/ok`, sent with the key of a tenant holding 20 joins
+      // open, waited in that queue, a turn of the loaded loop per piece ahead of it)
+      if (ctx.tenantId && !b.public) {
         const entered = tenantTurns.enter(ctx.tenantId);
         leaveTurn = entered instanceof Promise ? await entered : entered;
         // the client went while the request waited its turn: its hold ends now, not never

@@ -4,6 +4,7 @@
 // when that listener ran, and took one after: without the check that ends it at once, the
 // tenant's count stayed one higher for good, and its next two requests at once no longer both
 // went in at once. The turns are given by hand here (the wait is one loop turn on the server).
+// A public operation (the health check) sent with a tenant's key takes none of its turns (issue 87).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -78,4 +79,51 @@ test("a request whose client goes while it waits its tenant's turn leaves the te
   assert.equal(asked.length, 1, "the tenant's count stayed raised: the second of two waited a turn");
   openGate();
   assert.deepEqual(await Promise.all(again), [404, 404]);
+});
+
+test("a public operation called with a tenant's key is answered at once, not behind the tenant's turns", async () => {
+  const asked: (() => void)[] = [];
+  const turns = new TenantTurns(() => new Promise((resolve) => asked.push(resolve)));
+  let handled = 0;
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  const key = `key-${randomUUID()}`;
+  const { handle } = createPipeline({
+    documents: apiDocuments.filter((doc) => doc.key === 'agent-server'),
+    handlers: handlerRegistry({
+      getThread: async () => {
+        handled += 1;
+        await gate;
+        return { status: 404, body: { detail: 'Thread not found' } };
+      },
+      health: async () => ({ status: 200, body: { ok: true } }),
+    }),
+    keyRing: new KeyRing([{ key, tenants: ['tenant-a'] }]),
+    log: createLogger('silent'),
+    maxBodyBytes: 1 << 20,
+    publicUrl: null,
+    requireAuthEverywhere: true,
+    responseValidators: new ResponseValidators(),
+    strictReplies: false,
+    tenantTurns: turns,
+  });
+  const fetchIn = inProcessHandler((req, res) => void handle(req, res));
+  const headers = { 'x-api-key': key };
+  const get = (path: string) => fetchIn(new Request(`http://in.process${path}`, { headers })).then((res) => res.text().then(() => res.status));
+
+  // the tenant has two requests under way (a client's joins waiting for their runs)
+  const held = [get(`/threads/${randomUUID()}`), get(`/threads/${randomUUID()}`)];
+  await until('the two handled', () => handled === 2);
+  // the health check, sent with the key as with none: answered with no turn asked
+  let ok: number | undefined;
+  void get('/ok').then((status) => (ok = status));
+  await until('the health check answered, or waiting for a turn', () => ok !== undefined || asked.length > 0);
+  assert.equal(asked.length, 0, "the health check waited for the tenant's turn");
+  assert.equal(ok, 200);
+  // the tenant's own third request still waits its turn (issue 83)
+  const third = get(`/threads/${randomUUID()}`);
+  await until('the third waiting its turn', () => asked.length === 1);
+  asked[0]!();
+  openGate();
+  assert.deepEqual(await Promise.all([...held, third]), [404, 404, 404]);
 });
