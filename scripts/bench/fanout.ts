@@ -95,8 +95,9 @@ const REPLAY_SAMPLES = 7;
  */
 const SAMPLING_MS = 20_000;
 const MIN_SAMPLES = 5;
-/** How many samples the last figures were made of. */
-const sampled = { ok: 0, firstEvent: 0 };
+/** How many samples the last figures were made of; the last `/ok` samples' [sent, read] in µs on the monotonic clock (okSamples.ts). */
+const sampled = { ok: 0, firstEvent: 0, okSpans: [] as [number, number][], keylessP99: undefined as number | undefined };
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
@@ -126,17 +127,44 @@ export async function newThread(t: FanoutTarget): Promise<string> {
   return res.body.thread_id as string;
 }
 
+/**
+ * BENCH_FANOUT_OK_KEYLESS=1 (fanoutGaps.ts): each `/ok` sample is followed by one sent without the
+ * API key, as a load balancer's probe is sent; their p99 is kept beside the figure's
+ * (`sampled.keylessP99`), which stays the keyed samples'. A request with the key is its tenant's,
+ * and a tenant's request while two of its own are under way waits for its tenant's turn of the
+ * loop (tenantTurns.ts): the phase's drivers hold 20 joins open.
+ */
+const KEYLESS_PAIRS = process.env.BENCH_FANOUT_OK_KEYLESS === '1';
+const keylessNote = (p99Ms: number | undefined) => (p99Ms === undefined ? '' : ` (sent without the key: p99 ${p99Ms} ms)`);
+
 /** `/ok` one request after another; its p99 in ms. */
 async function okP99(t: FanoutTarget): Promise<number> {
   const times: number[] = [];
-  const until = performance.now() + SAMPLING_MS;
-  for (let i = 0; i < OK_SAMPLES && (i < MIN_SAMPLES || performance.now() < until); i += 1) {
+  const keyless: number[] = [];
+  const spans: [number, number][] = [];
+  const keyed = async () => {
+    const from = monotonicUs();
     const started = performance.now();
     const res = await fetch(`${t.url}/ok`, { headers: t.headers });
     await res.arrayBuffer();
     times.push(performance.now() - started);
+    spans.push([from, monotonicUs()]);
+  };
+  const probe = async () => {
+    const started = performance.now();
+    await (await fetch(`${t.url}/ok`)).arrayBuffer();
+    keyless.push(performance.now() - started);
+  };
+  const until = performance.now() + SAMPLING_MS;
+  for (let i = 0; i < OK_SAMPLES && (i < MIN_SAMPLES || performance.now() < until); i += 1) {
+    // a pair's order alternates: neither kind always follows the other
+    if (KEYLESS_PAIRS && i % 2 === 1) await probe();
+    await keyed();
+    if (KEYLESS_PAIRS && i % 2 === 0) await probe();
   }
   sampled.ok = times.length;
+  sampled.okSpans = spans;
+  sampled.keylessP99 = KEYLESS_PAIRS ? r2(p99(keyless)) : undefined;
   return r2(p99(times));
 }
 
@@ -231,8 +259,11 @@ export async function measureFanout(
   /** `ceiling: false` leaves the bare broadcaster out (an A/B of two trees, which share one run's conditions already). */
   counts: { subscribers: number; threads: number; shortHistory: number; longHistory: number; ceiling?: boolean },
   log: (s: string) => void,
-  /** Told when the loaded figures' sampling begins and ends, without and with the subscribers (fanoutGaps.ts). */
-  mark: (window: 'runs alone' | 'loaded', edge: 'from' | 'to') => void = () => {},
+  /**
+   * Told when the loaded figures' sampling begins and ends, without and with the subscribers
+   * (fanoutGaps.ts); at the end, with the window's `/ok` samples ([sent, read], µs, monotonic).
+   */
+  mark: (window: 'runs alone' | 'loaded', edge: 'from' | 'to', okSpans?: readonly [number, number][]) => void = () => {},
 ): Promise<FanoutFigure> {
   // warm-up: the code paths of both figures and of a subscription
   await okP99(t);
@@ -251,10 +282,13 @@ export async function measureFanout(
   await new Promise((resolve) => setTimeout(resolve, 1000));
   mark('runs alone', 'from');
   const runsAlone = { okP99Ms: await okP99(t), firstEventMs: await firstEvent(t) };
-  mark('runs alone', 'to');
+  const aloneKeyless = sampled.keylessP99;
+  mark('runs alone', 'to', sampled.okSpans);
   running = false;
   await Promise.all(drivers);
-  log(`  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms, first event ${runsAlone.firstEventMs} ms`);
+  log(
+    `  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms${keylessNote(aloneKeyless)}, first event ${runsAlone.firstEventMs} ms`,
+  );
 
   // the subscribers live in a worker thread of their own (fanoutSubscribers.ts)
   const held = await openSubscribers({ target: t, threads, subscribers: counts.subscribers, record: counts.ceiling !== false });
@@ -272,9 +306,10 @@ export async function measureFanout(
   await new Promise((resolve) => setTimeout(resolve, 1000));
   mark('loaded', 'from');
   const loadedOk = await okP99(t);
+  const loadedKeyless = sampled.keylessP99;
   const okSamples = sampled.ok;
   const loaded = { okP99Ms: loadedOk, firstEventMs: await firstEvent(t), okSamples, firstEventSamples: sampled.firstEvent };
-  mark('loaded', 'to');
+  mark('loaded', 'to', sampled.okSpans);
   running = false;
   await Promise.all(drivers);
   const loadedSeconds = r2((performance.now() - loadedFrom) / 1000);
@@ -291,7 +326,7 @@ export async function measureFanout(
       : '  delivery: no sampled subscriber read an event',
   );
   log(
-    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests), first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs in ${loadedSeconds} s, ${eventsReceived} events received, ${lostEvents} lost`,
+    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests)${keylessNote(loadedKeyless)}, first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs in ${loadedSeconds} s, ${eventsReceived} events received, ${lostEvents} lost`,
   );
   // what the ceiling plays: every thread's events of the loaded window, as its first subscriber read them
   // (read back from the server afterwards, a thread's older runs' logs are gone: it replays only the last few)

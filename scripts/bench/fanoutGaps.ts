@@ -4,50 +4,109 @@
 // window (while `/ok` and the first event are sampled under the subscribers) and the runs-alone
 // window before it: the collections by kind (count, summed and longest wall
 // pause), the loop's long turns split into CPU / waiting for a core / blocked, and how many
-// turns held at least 10, 20 and 50 ms of CPU. With --profile (node --cpu-prof; the profile slows
+// turns held at least 10, 20 and 50 ms of CPU; and each `/ok` sample of the two windows set beside
+// the server's record of it (okSamples.ts: before the server's loop read it, in the server, after;
+// the collections and both loops' turns over it). `--node=<flag>` (repeated) goes to the server's
+// node (`--node=--single-threaded-gc`). With --profile (node --cpu-prof; the profile slows
 // the server) each turn of at least N ms of CPU (default 10) is named by what ran in it: the task
 // it was (its first frames), the functions with the most self time, and ours on its stacks.
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { constants } from 'node:perf_hooks';
 import { ROOT } from './agentplane.ts';
 import { measureFanout, startFanoutServer } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { mainThreadFile, type CpuProfile } from './flame.ts';
+import { attribute, okReport, type Span, type Turn } from './okSamples.ts';
+import { threadTicks } from '../../test/support/threadCpu.ts';
 import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
 const args = process.argv.slice(2);
 const profile = args.includes('--profile');
+// `--node=<flag>` (repeated): a flag for agentplane's node (`--node=--single-threaded-gc`), an A/B of a V8 setting
+const serverFlags = args.filter((a) => a.startsWith('--node=')).map((a) => a.slice('--node='.length));
+// `--tree=<dir>`: the server of another built tree (its bin/agentplane.js and dist/), driven and recorded by this one's scripts
+const tree = args.find((a) => a.startsWith('--tree='))?.slice('--tree='.length) ?? ROOT;
 const [subscribers = 1000, nameAtMs = 10] = args.filter((a) => !a.startsWith('--')).map(Number);
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-gaps-'));
 removeAtExit(path.join(work, 'data'));
 const gapsFile = path.join(work, 'gaps.json');
 const cpuDir = path.join(work, 'cpu');
+const recorder = path.join(ROOT, 'scripts/bench/loopGaps.mjs');
+// turns of ≥ 5 ms wall: a sample's tail of tens of ms is set beside the turns it waited behind
+process.env.BENCH_GAPS_MIN_MS ??= '5';
+// the driving process's own loop, recorded alike (the bench's `/ok` samples are taken on it);
+// loaded before the server's variables are set, which would make it the server's recorder too
+const { recordLoop } = (await import(pathToFileURL(recorder).href)) as { recordLoop(minWallUs: number): { snapshot(): Gaps } };
+const client = recordLoop(Number(process.env.BENCH_GAPS_MIN_MS) * 1000);
 process.env.BENCH_GAPS_OUT = gapsFile;
+process.env.BENCH_GAPS_SERVER = '1';
 const now = () => Number(process.hrtime.bigint() / 1000n);
-
-const nodeArgs = ['--import', path.join(ROOT, 'scripts/bench/loopGaps.mjs'), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`] : [])];
-const ap = await startFanoutServer(work, ROOT, nodeArgs);
-const marks = new Map<string, number>();
-try {
-  await measureFanout(
-    { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
-    { subscribers, threads: 20, shortHistory: 3, longHistory: 30, ceiling: false },
-    (line) => console.log(line),
-    (name, edge) => marks.set(`${name} ${edge}`, now()),
-  );
-} finally {
-  await ap.stop();
-}
 
 interface Gaps {
   originUs: number;
   turns: number;
   /** [start µs, end µs, CPU µs, waiting for a core µs] */
-  gaps: [number, number, number, number][];
+  gaps: Turn[];
   /** [start µs since origin, wall µs, kind] */
   gcs: [number, number, number][];
+  /** The server's `/ok`: [read, answered] µs. */
+  oks?: Span[];
 }
+
+const nodeArgs = ['--import', recorder, ...serverFlags, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`] : [])];
+const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+console.log(`load ${loadAverage()} at the start`);
+const ap = await startFanoutServer(work, tree, nodeArgs);
+const marks = new Map<string, number>();
+const okSpans = new Map<string, readonly Span[]>();
+type Ticks = ReturnType<typeof threadTicks>;
+const threadsAt = new Map<string, { server: Ticks; client: Ticks }>();
+
+/**
+ * Who held the 2 cores over a window, in % of one core: the server's main thread, its threads
+ * below its niceness (the run workers) and its others (V8's helpers, libuv's pool); the driving
+ * process's main thread (the runs' requests and the `/ok` samples) and its others (the subscribers' worker).
+ */
+function coreShares(name: string): string {
+  const from = threadsAt.get(`${name} from`);
+  const to = threadsAt.get(`${name} to`);
+  const [a, b] = [marks.get(`${name} from`), marks.get(`${name} to`)];
+  if (!from || !to || !a || !b) return '';
+  const share = (ticks: number) => `${Math.round((ticks * 10 * 100) / ((b - a) / 1000))}%`;
+  const split = (before: Ticks, after: Ticks, pid: number) => {
+    const mainNice = after.get(pid)?.nice ?? 0;
+    const out = { main: 0, lowered: 0, others: 0 };
+    for (const [tid, { ticks, nice }] of after) {
+      const used = ticks - (before.get(tid)?.ticks ?? 0);
+      if (tid === pid) out.main += used;
+      else if (nice > mainNice) out.lowered += used;
+      else out.others += used;
+    }
+    return out;
+  };
+  const s = split(from.server, to.server, ap.pid);
+  const c = split(from.client, to.client, process.pid);
+  return `  cores (% of one): server main ${share(s.main)}, run workers ${share(s.lowered)}, its other threads ${share(s.others)}; the driving process's main ${share(c.main)}, its other threads ${share(c.lowered + c.others)}`;
+}
+try {
+  await measureFanout(
+    { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
+    { subscribers, threads: 20, shortHistory: 3, longHistory: 30, ceiling: false },
+    (line) => console.log(line),
+    (name, edge, spans) => {
+      marks.set(`${name} ${edge}`, now());
+      threadsAt.set(`${name} ${edge}`, { server: threadTicks(ap.pid), client: threadTicks() });
+      if (spans) okSpans.set(name, spans);
+    },
+  );
+} finally {
+  await ap.stop();
+}
+const clientLoop = client.snapshot();
+console.log(`load ${loadAverage()} at the end${serverFlags.length ? `; the server's node given ${serverFlags.join(' ')}` : ''}`);
+
 const recorded = JSON.parse(fs.readFileSync(gapsFile, 'utf8')) as Gaps;
 const kindName: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
@@ -64,7 +123,7 @@ const gcSpans = recorded.gcs.map(([at, us, kind]) => ({
 const ms = (us: number) => Math.round(us / 100) / 10;
 const overlap = (a: number, b: number, c: number, d: number) => Math.max(0, Math.min(b, d) - Math.max(a, c));
 
-function window(name: string, from: number, to: number) {
+function window(name: string, from: number, to: number, key?: string) {
   const gcs = gcSpans.filter((g) => g.from >= from && g.from < to);
   const kinds = [...new Set(gcs.map((g) => g.kind))].map((kind) => {
     const us = gcs.filter((g) => g.kind === kind).map((g) => g.us);
@@ -85,6 +144,12 @@ function window(name: string, from: number, to: number) {
     const gc = gcSpans.filter((g) => overlap(s, e, g.from, g.to) > 0).map((g) => `${g.kind} ${ms(g.us)}`);
     console.log(`    ${ms(e - s)} ms: CPU ${ms(cpu)}, waiting ${ms(queued)}, blocked ${ms(e - s - cpu - queued)}${gc.length ? `; ${gc.join(', ')}` : ''}`);
   }
+  const samples = key === undefined ? undefined : okSpans.get(key);
+  if (key !== undefined) console.log(coreShares(key));
+  if (samples) {
+    console.log(`  /ok, each sample beside the server's record of it, its collections and both loops' turns of ≥ ${process.env.BENCH_GAPS_MIN_MS} ms:`);
+    for (const line of okReport(attribute(samples, recorded.oks ?? [], gcSpans, recorded.gaps, clientLoop.gaps))) console.log(line);
+  }
   return turns;
 }
 
@@ -92,8 +157,8 @@ const edges = (name: string) => [marks.get(`${name} from`), marks.get(`${name} t
 const [aloneFrom, aloneTo] = edges('runs alone');
 const [loadedFrom, loadedTo] = edges('loaded');
 if (!aloneFrom || !aloneTo || !loadedFrom || !loadedTo) throw new Error('the phase did not reach its loaded windows');
-window('runs alone, no subscriber (while /ok and the first event are sampled)', aloneFrom, aloneTo);
-const loaded = window(`runs and ${subscribers} subscribers (while /ok and the first event are sampled)`, loadedFrom, loadedTo);
+window('runs alone, no subscriber (while /ok and the first event are sampled)', aloneFrom, aloneTo, 'runs alone');
+const loaded = window(`runs and ${subscribers} subscribers (while /ok and the first event are sampled)`, loadedFrom, loadedTo, 'loaded');
 // the runs stop and the subscribers all close at once: a mass disconnect (a proxy restarted)
 window('after: the last runs end, every subscriber closes', loadedTo, Math.max(loadedTo, ...recorded.gaps.map((g) => g[1])));
 

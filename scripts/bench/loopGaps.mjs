@@ -2,25 +2,31 @@
 // every turn of the event loop that took long — the wall time between two turns of a 1-ms timer
 // of at least BENCH_GAPS_MIN_MS (default 30), or whose CPU was at least 6 ms — with its CPU time
 // and its time waiting for a core (the thread's schedstat), on the monotonic clock in µs (a
-// --cpu-prof profile's clock, so the driver can name what ran in it); and every garbage collection.
+// --cpu-prof profile's clock, so the driver can name what ran in it); every garbage collection;
+// and each `GET /ok` the server answered: when its loop read the request and when the answer was
+// finished (okSamples.ts sets those beside the client's samples).
 // A request waits for the turn it arrives in: a turn long in CPU is our work holding the loop, one
 // long in waiting is the machine's other threads, the rest (blocked) a collection waiting for its
-// helper threads or a synchronous system call. Written as JSON to $BENCH_GAPS_OUT every 2 s and at exit.
+// helper threads or a synchronous system call. Written as JSON to $BENCH_GAPS_OUT every 15 s and at exit
+// (with BENCH_GAPS_SERVER=1, so the driving process can load it for `recordLoop` alone).
+// `recordLoop` is the same recorder for the driving process's own loop (fanoutGaps.ts).
 import fs from 'node:fs';
+import http from 'node:http';
 import { isMainThread } from 'node:worker_threads';
 import { PerformanceObserver } from 'node:perf_hooks';
 
-const out = process.env.BENCH_GAPS_OUT;
-if (isMainThread && out) {
-  const minWallUs = Number(process.env.BENCH_GAPS_MIN_MS ?? 30) * 1000;
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Records the calling thread's long turns and collections; `snapshot()` is what was recorded. */
+export function recordLoop(minWallUs = 30_000) {
   // read through one descriptor into one buffer: the recorder makes no garbage of its own each ms
-  const fd = fs.openSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'r');
+  const fd = fs.openSync(`/proc/${fs.readlinkSync('/proc/thread-self')}/schedstat`, 'r');
   const buffer = Buffer.alloc(128);
   const stat = () => {
     const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
     const text = buffer.toString('latin1', 0, n);
     const space = text.indexOf(' ');
-    return [Number(text.slice(0, space)), Number(text.slice(space + 1, text.indexOf(' ', space + 1))), Number(process.hrtime.bigint() / 1000n)];
+    return [Number(text.slice(0, space)), Number(text.slice(space + 1, text.indexOf(' ', space + 1))), nowUs()];
   };
   const gaps = [];
   const gcs = [];
@@ -37,8 +43,25 @@ if (isMainThread && out) {
     last = now;
   }, 1).unref();
   // performance.now()'s origin on the monotonic clock, for the collections' entries
-  const originUs = () => Number(process.hrtime.bigint() / 1000n) - Math.round(performance.now() * 1000);
-  const dump = () => fs.writeFileSync(out, JSON.stringify({ turns, originUs: originUs(), gaps, gcs }));
-  setInterval(dump, 2000).unref();
+  const originUs = () => nowUs() - Math.round(performance.now() * 1000);
+  return { snapshot: () => ({ turns, originUs: originUs(), gaps, gcs }) };
+}
+
+const out = process.env.BENCH_GAPS_OUT;
+if (isMainThread && out && process.env.BENCH_GAPS_SERVER === '1') {
+  const loop = recordLoop(Number(process.env.BENCH_GAPS_MIN_MS ?? 30) * 1000);
+  const oks = [];
+  const emit = http.Server.prototype.emit;
+  http.Server.prototype.emit = function (event, ...args) {
+    const [req, res] = args;
+    if (event === 'request' && req.url === '/ok') {
+      const read = nowUs();
+      res.once('finish', () => oks.push([read, nowUs()]));
+    }
+    return emit.call(this, event, ...args);
+  };
+  const dump = () => fs.writeFileSync(out, JSON.stringify({ ...loop.snapshot(), oks }));
+  // rarely: with turns of ≥ 5 ms and every /ok recorded, each dump is a turn of its own
+  setInterval(dump, 15_000).unref();
   process.on('exit', dump);
 }

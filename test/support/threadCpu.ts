@@ -14,17 +14,18 @@ export interface ThreadCpu {
 
 const TICK_MS = 1000 / 100; // USER_HZ, 100 on Linux
 
-function snapshot(): Map<number, { ticks: number; nice: number }> {
+/** Each thread of a process (this one by default) with its CPU ticks so far and its niceness. */
+export function threadTicks(pid: number | 'self' = 'self'): Map<number, { ticks: number; nice: number }> {
   const threads = new Map<number, { ticks: number; nice: number }>();
   let tids: string[];
   try {
-    tids = fs.readdirSync('/proc/self/task');
+    tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
     return threads;
   }
   for (const tid of tids) {
     try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // fields from the third of stat(5): utime 14, stime 15, nice 19
       threads.set(Number(tid), { ticks: Number(fields[11]) + Number(fields[12]), nice: Number(fields[16]) });
@@ -37,12 +38,12 @@ function snapshot(): Map<number, { ticks: number; nice: number }> {
 
 /** Starts a stretch; `stop()` says each kind's CPU ms in it. */
 export function recordThreadCpu(): { stop(): ThreadCpu } {
-  const before = snapshot();
+  const before = threadTicks();
   const ownNice = os.getPriority(0);
   return {
     stop() {
       const out: ThreadCpu = { main: 0, lowered: 0, others: 0 };
-      for (const [tid, { ticks, nice }] of snapshot()) {
+      for (const [tid, { ticks, nice }] of threadTicks()) {
         const ms = (ticks - (before.get(tid)?.ticks ?? 0)) * TICK_MS;
         if (tid === process.pid) out.main += ms;
         else if (nice > ownNice) out.lowered += ms;
@@ -59,14 +60,14 @@ export function recordThreadCpu(): { stop(): ThreadCpu } {
  */
 export function lowerOtherThreads(nice: number): number[] {
   const lowered: number[] = [];
-  for (const tid of snapshot().keys()) {
+  for (const tid of threadTicks().keys()) {
     if (tid === process.pid) continue;
     try {
       os.setPriority(tid, nice);
     } catch {
       continue;
     }
-    if (snapshot().get(tid)?.nice === nice) lowered.push(tid);
+    if (threadTicks().get(tid)?.nice === nice) lowered.push(tid);
   }
   return lowered;
 }

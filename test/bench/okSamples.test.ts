@@ -1,0 +1,66 @@
+// The fan-out phase's `/ok` samples set beside the server's record of them (issue 87): what each
+// waited for — the server's loop before it read the request, the server, the client after.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { attribute, okReport, quantile } from '../../scripts/bench/okSamples.ts';
+
+test('a sample is split at the server’s read and answer, each part beside what overlapped it', () => {
+  const [s] = attribute(
+    [[1_000, 31_000]],
+    // an earlier request's record, then this one's
+    [
+      [500, 600],
+      [21_000, 22_000],
+    ],
+    [{ from: 5_000, to: 15_000, kind: 'scavenge' }],
+    // a server turn of 20 ms, half of it before the read
+    [[1_000, 21_000, 8_000, 10_000]],
+    [[25_000, 30_000, 2_000, 1_000]],
+  );
+  assert.deepEqual(s, {
+    total: 30_000,
+    before: 20_000,
+    in: 1_000,
+    after: 9_000,
+    gc: { scavenge: 10_000 },
+    serverCpu: 8_000,
+    serverWait: 10_000,
+    serverBlocked: 2_000,
+    clientCpu: 2_000,
+    clientWait: 1_000,
+    unmatched: false,
+  });
+});
+
+test('a turn is counted by the share of it inside the wait, and a sample the server has no record of says so', () => {
+  const [half, none] = attribute(
+    [
+      [0, 10_000],
+      [20_000, 25_000],
+    ],
+    [[5_000, 6_000]],
+    [],
+    [[0, 10_000, 4_000, 2_000]],
+    [],
+  );
+  assert.equal(half!.serverCpu, 2_000);
+  assert.equal(half!.serverWait, 1_000);
+  assert.equal(none!.unmatched, true);
+  assert.equal(none!.before, 5_000);
+});
+
+test('the report’s p99 is the bench’s, and without the samples a collection overlapped', () => {
+  assert.equal(quantile([5, 1, 4, 2, 3], 0.99), 5);
+  assert.equal(quantile([5, 1, 4, 2, 3], 0.5), 3);
+  const samples = attribute(
+    Array.from({ length: 100 }, (_, i) => [i * 100_000, i * 100_000 + (i === 7 ? 50_000 : 1_000 + i)] as const),
+    [],
+    [{ from: 700_000, to: 740_000, kind: 'scavenge' }],
+    [],
+    [],
+  );
+  const [summary] = okReport(samples);
+  assert.match(summary!, /p99 50 ms/);
+  assert.match(summary!, /a collection overlapped 1 of them/);
+  assert.match(summary!, /without those, p99 1\.1 ms/);
+});
