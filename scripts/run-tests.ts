@@ -379,7 +379,14 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
   const external = process.env.DATABASE_URL;
   if (external) finish = async () => dropDatabases(external, await databasesOfRun(external, run));
   const server = external ? undefined : await startEmbeddedServer();
-  if (server) finish = async () => server.stopNow();
+  if (server) {
+    finish = async () => {
+      // this process ends before it reaps the server's: no figure of the run's time (/usr/bin/time's) counts them
+      const cpu = server.cpuSeconds();
+      if (cpu !== undefined) console.log(`the run's PostgreSQL used ${cpu.toFixed(1)} CPU-s`);
+      server.stopNow();
+    };
+  }
   env[SHARED_POSTGRES_ENV] = external ?? server!.url;
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));

@@ -37,4 +37,6 @@ test("the run's PostgreSQL takes the connections of two fault files at once (150
   const { tests, pass, output } = await runRunner({ AGENTPLANE_TEST_POSTGRES_URL: '', DATABASE_URL: '' }, [], suite);
   assert.equal(tests, 1, output);
   assert.equal(pass, 1, output);
+  // what its server's processes used, which no figure of the run's own time counts
+  assert.match(output, /the run's PostgreSQL used \d+\.\d CPU-s/);
 });

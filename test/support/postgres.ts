@@ -131,6 +131,12 @@ export interface EmbeddedServer {
   url: string;
   /** Synchronous (usable on process exit): stops the postmaster (immediate mode) and removes its files. */
   stopNow(): void;
+  /**
+   * The CPU the server's processes have used so far, in seconds: the postmaster's, its ended
+   * children's (each session's backend) and its live ones' (checkpointer, writers, workers). No
+   * process of the run counts it in its own time. Undefined where /proc does not tell it.
+   */
+  cpuSeconds(): number | undefined;
 }
 
 /**
@@ -163,7 +169,34 @@ export async function startEmbeddedServer(): Promise<EmbeddedServer> {
       stopNow(binaries, parent);
       fs.rmSync(parent, { recursive: true, force: true });
     },
+    cpuSeconds: () => processTreeCpuSeconds(parent),
   };
+}
+
+/** The CPU seconds of the postmaster of the cluster in `parent` and of its children, ended and live (Linux's /proc). */
+function processTreeCpuSeconds(parent: string): number | undefined {
+  try {
+    const postmaster = Number(fs.readFileSync(path.join(parent, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    // after the command's closing parenthesis: state, ppid, … utime (12th), stime, cutime, cstime, in clock ticks (100 a second)
+    const stat = (pid: number | string) => {
+      const line = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return line.slice(line.lastIndexOf(')') + 2).split(' ');
+    };
+    const ticks = (fields: string[]) => Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    let total = ticks(stat(postmaster));
+    for (const pid of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const fields = stat(pid);
+        if (Number(fields[1]) === postmaster) total += ticks(fields);
+      } catch {
+        // ended meanwhile
+      }
+    }
+    return total / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A cluster of the caller's own, to stop and start again on the same port and data directory. */
