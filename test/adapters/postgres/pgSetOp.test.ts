@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import type { WriteOp } from '../../../src/domain/ports/store.ts';
-import { freshDatabaseUrl, withSchema } from '../../support/postgres.ts';
+import { migratedDatabaseUrl, withSchema } from '../../support/postgres.ts';
 
 interface Thread {
   thread_id: string;
@@ -30,7 +30,7 @@ async function waitingForLock(admin: pg.Client): Promise<void> {
 }
 
 test("PostgreSQL SetOp: a thread's end counts the run queued by a transaction that commits while the end waits for the thread's row", async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();

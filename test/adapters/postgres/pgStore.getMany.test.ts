@@ -7,7 +7,7 @@ import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 
 const stores: Store[] = [];
 after(async () => {
@@ -23,7 +23,7 @@ const revision = (id: string): Revision => {
 for (const backend of ['embedded', 'postgres'] as const) {
   describe(`getMany on the ${backend} store`, () => {
     it('answers the records of the ids asked, in their order, undefined where there is none', async () => {
-      const store = backend === 'postgres' ? await openPgStore({ url: await freshDatabaseUrl() }) : await openJournalStore({ dataDir: null });
+      const store = backend === 'postgres' ? await openPgStore({ url: await migratedDatabaseUrl() }) : await openJournalStore({ dataDir: null });
       stores.push(store);
       // the revisions' own table on PostgreSQL (pgTables.ts)
       const revisions = store.collection<Revision>('cp-revisions');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { MIGRATIONS } from '../../../src/adapters/postgres/pgMigrations.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { freshDatabaseUrl, migratedDatabaseUrl } from '../../support/postgres.ts';
 
 interface Item {
   id: string;
@@ -51,7 +51,7 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
 });
 
 test("PostgreSQL store: metadata containment is answered through a GIN index (its semantics, the embedded store's, are the contract's)", async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   try {
     type Doc = { id: string; metadata?: Record<string, unknown> };
@@ -88,7 +88,7 @@ test("PostgreSQL store: metadata containment is answered through a GIN index (it
 });
 
 test("PostgreSQL store: an area's collection is its own table, with its columns kept from the record on every write", async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -114,7 +114,7 @@ test("PostgreSQL store: an area's collection is its own table, with its columns 
 });
 
 test('PostgreSQL store: orderBy is refused with a filter or containment, which it cannot sort in SQL', async () => {
-  const store = await openPgStore({ url: await freshDatabaseUrl() });
+  const store = await openPgStore({ url: await migratedDatabaseUrl() });
   try {
     const items = store.collection<{ id: string; k: string }>('sorted');
     await assert.rejects(items.list({ orderBy: 'k', filter: () => true }), /orderBy cannot be combined/);
@@ -124,7 +124,7 @@ test('PostgreSQL store: orderBy is refused with a filter or containment, which i
 });
 
 test('gated writes of one shape are sent as one text, and shapes that differ only in a notice or the order of their records each as their own', async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();

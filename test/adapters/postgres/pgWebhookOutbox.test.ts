@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgWebhookOutbox } from '../../../src/adapters/postgres/pgWebhookOutbox.ts';
 import type { PendingWebhook } from '../../../src/domain/ports/webhookOutbox.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 
 const stores: PgStore[] = [];
 after(async () => {
@@ -28,7 +28,7 @@ const delivery = (id: string, holder: string, leaseUntil: number): PendingWebhoo
 
 describe('webhook deliveries on PostgreSQL', () => {
   it('replicas taking expired leases together each get their own; a live lease is taken by none', async () => {
-    const url = await freshDatabaseUrl();
+    const url = await migratedDatabaseUrl();
     const [one, two] = await Promise.all([openPgStore({ url }), openPgStore({ url })]);
     stores.push(one, two);
     const [a, b] = [new PgWebhookOutbox(one), new PgWebhookOutbox(two)];
@@ -49,7 +49,7 @@ describe('webhook deliveries on PostgreSQL', () => {
   });
 
   it('a holder whose delivery was taken over changes nothing of it and cannot remove it', async () => {
-    const store = await openPgStore({ url: await freshDatabaseUrl() });
+    const store = await openPgStore({ url: await migratedDatabaseUrl() });
     stores.push(store);
     const outbox = new PgWebhookOutbox(store);
     const now = Date.now();

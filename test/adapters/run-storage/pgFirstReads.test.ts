@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { emptyCheckpoint } from '@langchain/langgraph';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { ClaimedReads, pgFirstReads } from '../../../src/adapters/run-storage/pgFirstReads.ts';
 import { PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
@@ -30,7 +30,7 @@ const id = (n: number) => `1ef00000-0000-6000-8000-${String(n).padStart(12, '0')
 let store: PgStore;
 
 before(async () => {
-  store = await openPgStore({ url: await freshDatabaseUrl() });
+  store = await openPgStore({ url: await migratedDatabaseUrl() });
 });
 
 after(async () => {
@@ -176,7 +176,7 @@ test("a claimed run's first reads come with its claim: its start reads the same 
 
 test("the statement's plan is made once per connection and kept, not made anew at every run", async () => {
   // one connection, so the prepared statement and PostgreSQL's record of its plans are that connection's
-  const alone = await openPgStore({ url: await freshDatabaseUrl(), poolSize: 1 });
+  const alone = await openPgStore({ url: await migratedDatabaseUrl(), poolSize: 1 });
   try {
     for (let i = 0; i < 10; i++) await pgFirstReads(alone, `planned-${i % 3}`);
     const { rows } = await alone.query<{ generic_plans: string; custom_plans: string }>(

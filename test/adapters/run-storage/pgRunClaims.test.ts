@@ -11,7 +11,7 @@ import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts
 import { CANDIDATE_SQL, NEXT_DUE_SQL, PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
 import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
-import { freshDatabaseUrl, withSchema } from '../../support/postgres.ts';
+import { freshDatabaseUrl, migratedDatabaseUrl, withSchema } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 
@@ -21,7 +21,7 @@ const started = { status: 'running' as const, updated_at: new Date().toISOString
 const claimOne = async (claims: PgRunClaims): Promise<Claim | null> => (await claims.claim(started, 1)).claims[0] ?? null;
 
 test('claims: receipt order per thread, one running run per thread, after_seconds, take-over of a gone replica', async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const a = new PgCoordination({ url });
   const b = new PgCoordination({ url });
@@ -97,7 +97,7 @@ test('claims: receipt order per thread, one running run per thread, after_second
 
 /** Two replicas' claims on a fresh database, and a way to queue an owner's runs, each on a thread of its own (`r<name><i>` on `<name><i>`). */
 async function twoReplicas() {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const a = new PgCoordination({ url });
   const b = new PgCoordination({ url });
@@ -158,7 +158,7 @@ test("an owner's runs hold at most its share of each replica's slots; another ow
 });
 
 test('a replica is gone from its database even while a replica of the same id lives in another database of the server', async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const elsewhere = await freshDatabaseUrl();
   const store = await openPgStore({ url });
   const a = new PgCoordination({ url });
@@ -187,7 +187,7 @@ test('a replica is gone from its database even while a replica of the same id li
 });
 
 test("a claim whose lease ran out writes nothing once the run is claimed again: not its end, not its thread, not the new claim's release", async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const a = new PgCoordination({ url });
   const b = new PgCoordination({ url });
@@ -373,7 +373,7 @@ test('the look for the next delayed run reads the delayed runs, not every pendin
 });
 
 test("a run's end state reads its thread's record only when asked: otherwise whether the thread is there", async () => {
-  const url = await freshDatabaseUrl();
+  const url = await migratedDatabaseUrl();
   const store = await openPgStore({ url });
   const a = new PgCoordination({ url });
   await a.ready();

@@ -5,12 +5,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
-import { freshDatabaseUrl, withAdmin } from '../../support/postgres.ts';
+import { migratedDatabaseUrl, withAdmin } from '../../support/postgres.ts';
 
 let app: InProcessApp;
 let url: string;
 before(async () => {
-  url = await freshDatabaseUrl();
+  url = await migratedDatabaseUrl();
   app = await areaApp('agent-server', { dataDir: null, env: { DATABASE_URL: url } });
 });
 after(() => app?.close());

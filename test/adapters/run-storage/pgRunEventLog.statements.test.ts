@@ -13,7 +13,7 @@ import { PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import type { RunEvent } from '../../../src/domain/agent/runs/runEvent.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 
 /** The channels the backends NOTIFY on (pgRunEventLog.ts, pgRunClaims.ts). */
@@ -54,7 +54,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
       sent?.push(typeof first === 'string' ? first : (first?.text ?? ''));
       return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof clientQuery;
-    const url = await freshDatabaseUrl();
+    const url = await migratedDatabaseUrl();
     store = await openPgStore({ url });
     writer = new PgCoordination({ url });
     reader = new PgCoordination({ url });

@@ -11,7 +11,7 @@ import { CollectionRunStore } from '../../../src/adapters/run-storage/collection
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import type { RunStore } from '../../../src/domain/ports/runStore.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
 const stores: Store[] = [];
@@ -47,7 +47,7 @@ for (const backend of ['embedded', 'paged', 'postgres'] as const) {
     async function repositoryWith(runs: RunRecord[]): Promise<RunStore> {
       const store =
         backend === 'postgres'
-          ? await openPgStore({ url: await freshDatabaseUrl() })
+          ? await openPgStore({ url: await migratedDatabaseUrl() })
           : await openJournalStore({ dataDir: backend === 'paged' ? tempDir('paged-metrics-') : null, cacheBytes: 1 });
       stores.push(store);
       // runs belong to a thread (a foreign key on PostgreSQL)

@@ -14,7 +14,7 @@ import { MemoryStore } from '../../../src/domain/memory/memoryStore.ts';
 import { itemBytes } from '../../../src/domain/memory/itemBytes.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { twoTenants } from '../../support/twoTenants.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
@@ -29,7 +29,7 @@ after(async () => {
 
 /** Opens the backend's store on the same data each call, the one opened before closed first (a restart). */
 async function restartable(backend: (typeof BACKENDS)[number]): Promise<() => Promise<Store>> {
-  const url = backend === 'postgres' ? await freshDatabaseUrl() : null;
+  const url = backend === 'postgres' ? await migratedDatabaseUrl() : null;
   const dataDir = tempDir('store-bytes-');
   let last: Store | undefined;
   return async () => {

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 
 for (const backend of BACKENDS) {
   describe(`a cron ending in year 0000 (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await areaApp('agent-server', { dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await areaApp('agent-server', { dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {} });
     });
     after(() => app?.close());
 

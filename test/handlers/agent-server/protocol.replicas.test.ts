@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { api, events, rootEnd } from '../../support/protocolEvents.ts';
 
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
@@ -17,7 +17,7 @@ const CHANNELS = ['lifecycle', 'values', 'updates', 'messages', 'custom', 'input
 describe('protocol v2 on two replicas of one PostgreSQL database', () => {
   const replicas: TestServer[] = [];
   before(async () => {
-    const DATABASE_URL = await freshDatabaseUrl();
+    const DATABASE_URL = await migratedDatabaseUrl();
     // graphs on the request loop: a run worker's start (seconds on a busy machine) is not what this tests
     const env = { DATABASE_URL, AGENTPLANE_RUN_WORKERS: '0' };
     replicas.push(await startTestServer({ project: { graphs }, dataDir: null, env }));

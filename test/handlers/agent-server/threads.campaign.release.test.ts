@@ -4,14 +4,14 @@
 import { after, before, describe, test } from 'node:test';
 import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { campaignOptions, runCampaign } from './campaign.ts';
 
 for (const backend of BACKENDS) {
   describe(`the generated campaign, longer (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await inProcessApp({ dataDir: null, exampleGraphs: 'all', env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await inProcessApp({ dataDir: null, exampleGraphs: 'all', env: backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {} });
     });
     after(() => app?.close());
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { tempDir, type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { campaignOptions, runCampaign } from './campaign.ts';
 
 // 'paged': the embedded store as a server runs it, on a data directory, its threads, runs and
@@ -18,7 +18,7 @@ for (const backend of CAMPAIGN_BACKENDS.filter((b) => !process.env.CAMPAIGN_BACK
     before(async () => {
       const store: { dataDir: string | null; env: Record<string, string> } =
         backend === 'postgres'
-          ? { dataDir: null, env: { DATABASE_URL: await freshDatabaseUrl() } }
+          ? { dataDir: null, env: { DATABASE_URL: await migratedDatabaseUrl() } }
           : backend === 'paged'
             ? { dataDir: tempDir('campaign-paged-'), env: { AGENTPLANE_STORE_CACHE_MB: '1' } }
             : { dataDir: null, env: {} };

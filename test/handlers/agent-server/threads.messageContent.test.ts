@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 
 for (const backend of BACKENDS) {
   describe(`a message content that is neither text nor blocks (${backend})`, () => {
@@ -19,7 +19,7 @@ for (const backend of BACKENDS) {
       app = await areaApp('agent-server', {
         dataDir: null,
         exampleGraphs: 'all',
-        env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {},
+        env: backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {},
       });
     });
     after(() => app?.close());

@@ -9,7 +9,7 @@ import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../support/postgres.ts';
 
 const PYTHON_SDK_HEADERS = { 'User-Agent': 'langgraph-sdk-py/0.4.3', 'Content-Type': 'application/json' };
 
@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
       app = await areaApp('agent-server', {
         project: testProject,
         dataDir: null,
-        env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {},
+        env: backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {},
       });
       ids.hi = await ran('hi');
       ids.bye = await ran('bye');

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { emptyCheckpoint } from '@langchain/langgraph';
-import { freshDatabaseUrl } from '../../../support/postgres.ts';
+import { freshDatabaseUrl, migratedDatabaseUrl } from '../../../support/postgres.ts';
 import { MIGRATIONS } from '../../../../src/adapters/postgres/pgMigrations.ts';
 import { openPgStore, type PgStore } from '../../../../src/adapters/postgres/pgStore.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
@@ -60,7 +60,7 @@ let store: PgStore;
 let admin: pg.Client;
 
 before(async () => {
-  url = await freshDatabaseUrl();
+  url = await migratedDatabaseUrl();
   store = await openPgStore({ url });
   admin = new pg.Client({ connectionString: url });
   await admin.connect();

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { areaApp, type InProcessApp } from '../../../support/area.ts';
 import { BACKENDS } from '../../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../../support/postgres.ts';
 import { composeApplication } from '../../../../src/compose/application.ts';
 import type { AreaPorts } from '../../../../src/compose/area.ts';
 import type { RunClaims } from '../../../../src/domain/ports/runClaims.ts';
@@ -105,7 +105,7 @@ for (const backend of BACKENDS) {
     const gate = new EndGate();
     let app: InProcessApp;
     before(async () => {
-      const env: Record<string, string> = backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {};
+      const env: Record<string, string> = backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {};
       const withGate = (ports: AreaPorts) =>
         composeApplication(['agent-server'])({
           ...ports,

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { type InProcessApp } from '../../../support/server.ts';
 import { areaApp } from '../../../support/area.ts';
-import { freshDatabaseUrl } from '../../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../../support/postgres.ts';
 import { BACKENDS } from '../../../support/bothStores.ts';
 
 const project = {
@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
   describe(`a run whose input the reducers refuse, on the ${backend} store`, () => {
     let app: InProcessApp;
     before(async () => {
-      const env: Record<string, string> = backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {};
+      const env: Record<string, string> = backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {};
       app = await areaApp('agent-server', { project, env, dataDir: backend === 'postgres' ? 'temp' : null });
     });
     after(() => app.close());

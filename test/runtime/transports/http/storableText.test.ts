@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { storableCopy, unstorableText } from '../../../../src/runtime/transports/http/storableText.ts';
 import { inProcessApp, type InProcessApp } from '../../../support/server.ts';
 import { BACKENDS } from '../../../support/bothStores.ts';
-import { freshDatabaseUrl } from '../../../support/postgres.ts';
+import { migratedDatabaseUrl } from '../../../support/postgres.ts';
 
 const NUL = 'before\u0000after';
 const LONE = 'half \ud800 a pair';
@@ -41,7 +41,7 @@ for (const backend of BACKENDS) {
   describe(`unstorable text at the door (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await inProcessApp({ dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await inProcessApp({ dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await migratedDatabaseUrl() } : {} });
     });
     after(() => app?.close());
 
