@@ -40,13 +40,31 @@ function noise(): () => void {
   };
 }
 
-/** Resolves once the task's stored state is INPUT_REQUIRED (read apart from any stream). */
-async function reachesInputRequired(client: Client, id: string): Promise<void> {
+/**
+ * How long between reads of a task's stored state while its subscription is open. The clock of
+ * CLOSES_WITHIN_MS starts at the stop the status records, not at the read that sees it, so the
+ * reads need not be close together: most subscriptions close before the first.
+ */
+const READ_EVERY_MS = 250;
+
+/**
+ * When the task stopped at INPUT_REQUIRED (read apart from any stream): its stored status's
+ * time, or the start of the last read that found it still working, whichever is later (no
+ * later than the stop). Never settles once `closed` has (the subscription ended by itself:
+ * nothing waits on the stop, and reading on would cost each run reads for nothing).
+ */
+async function inputRequiredAt(client: Client, id: string, closed: Promise<unknown>): Promise<number> {
+  let over = false;
+  void closed.finally(() => (over = true)).catch(() => undefined);
   const deadline = Date.now() + STOPS_WITHIN_MS;
+  let working = Date.now();
   while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, READ_EVERY_MS));
+    if (over) return new Promise<never>(() => {});
+    const reading = Date.now();
     const task = await client.getTask({ tenant: '', id, historyLength: undefined });
-    if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) return Math.max(Date.parse(task.status.timestamp ?? '') || 0, working);
+    working = reading;
   }
   throw new Error(`task ${id} did not reach INPUT_REQUIRED within ${STOPS_WITHIN_MS} ms`);
 }
@@ -55,15 +73,21 @@ const stateOf = (event: StreamResponse) => (event.payload?.value as { status?: {
 
 /**
  * Every event of a stream, or `open` when it has not closed by itself within CLOSES_WITHIN_MS of
- * its task's stop (`stopped`). The time is counted from the stop, not from the subscription: a
- * task slow to reach its interrupt (a worker starting on a busy machine) is no race.
+ * its task's stop (`stoppedAt`, a time). The time is counted from the stop, not from the
+ * subscription: a task slow to reach its interrupt (a worker starting on a busy machine) is no race.
  */
-async function untilClosed<T>(events: Promise<T[]>, stopped: Promise<unknown> = Promise.resolve()): Promise<T[] | 'open'> {
+async function untilClosed<T>(events: Promise<T[]>, stoppedAt: Promise<number> = Promise.resolve(Date.now())): Promise<T[] | 'open'> {
   let timer: NodeJS.Timeout | undefined;
-  const late = stopped.then(() => new Promise<'open'>((resolve) => (timer = setTimeout(() => resolve('open'), CLOSES_WITHIN_MS))));
+  let decided = false;
+  const late = stoppedAt.then((at) =>
+    decided
+      ? ('open' as const)
+      : new Promise<'open'>((resolve) => (timer = setTimeout(() => resolve('open'), Math.max(0, at + CLOSES_WITHIN_MS - Date.now())))),
+  );
   try {
     return await Promise.race([events, late]);
   } finally {
+    decided = true;
     clearTimeout(timer);
   }
 }
@@ -93,7 +117,8 @@ for (const runWorkers of ['0', '2']) {
         for (let run = 0; run < RUNS; run++) {
           const sent = await approval.sendMessage(sendRequest(userMessage([text(`email ann about run ${run}`)]), { returnImmediately: true }));
           assert.ok('id' in sent);
-          const events = await untilClosed(collect(approval.resubscribeTask({ tenant: '', id: sent.id })), reachesInputRequired(approval, sent.id));
+          const stream = collect(approval.resubscribeTask({ tenant: '', id: sent.id }));
+          const events = await untilClosed(stream, inputRequiredAt(approval, sent.id, stream));
           assert.notEqual(events, 'open', `run ${run}: the subscription stayed open at the interrupt`);
           const states = (events as StreamResponse[]).map(stateOf);
           assert.equal(states.at(-1), TaskState.TASK_STATE_INPUT_REQUIRED, `run ${run}: ${JSON.stringify(states)}`);
@@ -140,7 +165,8 @@ for (const runWorkers of ['0', '2']) {
           const sent = (await (await rest('/message:send', { message, configuration: { returnImmediately: true } })).json()) as { task: { id: string } };
           const res = await rest(`/tasks/${sent.task.id}:subscribe`, {});
           assert.equal(res.status, 200);
-          const events = await untilClosed(sse(res), reachesInputRequired(approval, sent.task.id));
+          const stream = sse(res);
+          const events = await untilClosed(stream, inputRequiredAt(approval, sent.task.id, stream));
           assert.notEqual(events, 'open', `run ${run}: the subscription stayed open at the interrupt`);
           const states = (events as { task?: { status: { state: string } }; statusUpdate?: { status: { state: string } } }[]).map(
             (e) => (e.task ?? e.statusUpdate)?.status.state,
