@@ -42,7 +42,7 @@ import { apiDocuments, loadResponseValidators } from '../runtime/api.ts';
 import { KeyRing } from '../runtime/security/auth.ts';
 import { handlerRegistry } from '../runtime/handler.ts';
 import { createLogger } from '../runtime/logging/logger.ts';
-import { accessLineOf, createPipeline } from '../runtime/transports/http/pipeline.ts';
+import { createPipeline } from '../runtime/transports/http/pipeline.ts';
 import { RequestIdResponse } from '../runtime/transports/http/requestIdResponse.ts';
 import { ResponseValidators } from '../runtime/transports/http/responseValidators.ts';
 import { StreamSlots } from '../runtime/transports/streamSlots.ts';
@@ -129,7 +129,7 @@ async function warmThrough(store: JournalStore, { executor, maxBodyBytes }: RunP
       strictReplies: false,
       observe: (answered) => {
         metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
-        access.access(accessLineOf(answered));
+        access.access(answered);
       },
     });
     server = createServer({ ServerResponse: RequestIdResponse }, (req, res) => void handle(req, res));

@@ -2,7 +2,6 @@
 // handlers (real or mock), the request pipeline on polka, background modules (run workers,
 // deployer), and an orderly shutdown.
 import { serveProtocolSocket } from './transports/websocket/protocolSocket.ts';
-import { endStream } from './transports/sse.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { RequestIdResponse } from './transports/http/requestIdResponse.ts';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +24,7 @@ import { loadCustomAuth } from './security/customAuth.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../shared/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logging/logger.ts';
-import { accessLineOf, createPipeline, type Admission, type TransportCall } from './transports/http/pipeline.ts';
+import { createPipeline, type Admission, type TransportCall } from './transports/http/pipeline.ts';
 import { deferredHandlers } from './deferredHandlers.ts';
 import { requestOrigin } from './transports/http/origin.ts';
 import { StreamSlots } from './transports/streamSlots.ts';
@@ -193,9 +192,7 @@ export async function startHttpServer(
   let inFlight = 0;
   let stopping = false;
   let drained: (() => void) | null = null;
-  /** The responses being written now: at shutdown the streams among them are ended at once. */
-  const open = new Set<ServerResponse>();
-  const { handle, socketDoor, admit } = createPipeline({
+  const { handle, socketDoor, admit, endStreams } = createPipeline({
     documents: apiDocuments,
     handlers: deferred.handlers,
     keyRing,
@@ -223,12 +220,11 @@ export async function startHttpServer(
     customAuthFor: (operationId) => authenticated.has(operationId),
     // the request's end, told once by the pipeline's one 'close' listener: a second listener of
     // the server's own (a closure, and Node's once-wrapper, per request) did the bookkeeping before
-    observe: (answered, res) => {
+    observe: (answered) => {
       inFlight -= 1;
-      open.delete(res);
       if (inFlight === 0) drained?.();
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
-      if (accessLog) log.access(accessLineOf(answered));
+      if (accessLog) log.access(answered);
     },
   });
 
@@ -236,14 +232,22 @@ export async function startHttpServer(
   // contract routing, so polka's own route table stays one entry long.
   const web = polka().use((req, res) => {
     inFlight += 1;
-    open.add(res);
     // a request on a kept-alive connection while the server stops is its last on that connection
+    // (one in process too: its response is not of the class below)
     if (stopping) res.setHeader('Connection', 'close');
     // counted down by observe above, when the response closes
     void handle(req, res);
   });
-  // answers of class RequestIdResponse: their X-Request-Id goes out with the rest of the head
-  const httpServer = createServer({ ServerResponse: RequestIdResponse }, web.handler as never);
+  // answers of class RequestIdResponse: their X-Request-Id goes out with the rest of the head;
+  // and an answer whose head is written once the stop has begun (a request taken before it) is
+  // its connection's last. A set of every response in flight, kept for the stop to mark them,
+  // cost each request an add and a delete by the response's hash.
+  class Answer<Request extends IncomingMessage = IncomingMessage> extends RequestIdResponse<Request> {
+    protected override lastOnConnection(): boolean {
+      return stopping;
+    }
+  }
+  const httpServer = createServer({ ServerResponse: Answer }, web.handler as never);
   http = httpServer;
   httpServer.keepAliveTimeout = 65_000;
   // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/transports/websocket/protocolSocket.ts)
@@ -313,12 +317,9 @@ export async function startHttpServer(
       httpServer.closeIdleConnections();
       // a stream never finishes by itself, and its client resumes it from the last event it
       // got: streams end now, with what was ready, and WebSockets are told the server is going
-      // (an open WebSocket held the close until the process was killed)
-      for (const res of open) {
-        // what is being answered now is its connection's last answer
-        if (!res.headersSent) res.setHeader('Connection', 'close');
-        endStream(res);
-      }
+      // (an open WebSocket held the close until the process was killed); what is being answered
+      // now is its connection's last answer (Answer above)
+      endStreams();
       sockets.goingAway();
       if (inFlight > 0) {
         // give in-flight requests a moment to finish, then cut what is left

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger, LOG_MASK, type AccessLine, type LogLevel } from '../../../src/runtime/logging/logger.ts';
 import { SECRET_MASK } from '../../../src/domain/control-plane/secretMask.ts';
+import { AnsweredRequest } from '../../../src/runtime/transports/http/pipeline.ts';
 
 type Line = Record<string, any>;
 
@@ -126,6 +127,24 @@ describe('the logger', () => {
         access!,
         /^\{"level":"info","time":0,"role":"server","replica_id":"a","method":"GET","path":"\/threads\/t-1","status":200,"ms":0\.3,"request_id":"r-1","operation":"getThread","msg":"request"\}\n$/,
       );
+    });
+
+    it('of a request the pipeline answered is the line of its fields: read off the request, its seconds as milliseconds to a tenth', () => {
+      const { log, raw } = kept('info');
+      for (const seconds of [0.00034, 0.0125, 1.23456]) {
+        log.access(new AnsweredRequest('getThread', 'GET', '/threads/t-1', 200, seconds, 'r-1'));
+        log.info('request', {
+          method: 'GET',
+          path: '/threads/t-1',
+          status: 200,
+          ms: Math.round(seconds * 10000) / 10,
+          request_id: 'r-1',
+          operation: 'getThread',
+        });
+      }
+      const lines = sameTime(raw);
+      for (let i = 0; i < lines.length; i += 2) assert.equal(lines[i], lines[i + 1]);
+      assert.match(lines[0]!, /"ms":0\.3,"request_id":"r-1","operation":"getThread"/);
     });
 
     it('writes any text a client can send in its path or request id as JSON that reads back as sent', () => {

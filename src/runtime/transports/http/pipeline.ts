@@ -29,6 +29,7 @@ import { isRefusal, type CustomAuth } from '../../security/customAuth.ts';
 import type { SocketDoor, SocketReply } from '../websocket/socketDoor.ts';
 import { StartFailed } from '../../deferredHandlers.ts';
 import { releasedAtEnd } from '../releasedAtEnd.ts';
+import { endStream } from '../sse.ts';
 import { REQUEST_ID_HEADER, RequestIdResponse } from './requestIdResponse.ts';
 import { requestIds } from './requestIds.ts';
 import { quietAbort } from '../../../shared/quietAbort.ts';
@@ -49,27 +50,35 @@ export interface TransportCall {
 /** An admitted call: its context, what to call when its caller goes, and what to call when it ends (frees its stream slot). */
 export type Admission = { ctx: RequestContext; gone(): void; release(): void } | { refused: HttpReply };
 
-export interface AnsweredRequest {
-  /** The operationId, `custom` for http.app routes, `unmatched` for everything else. */
-  operationId: string;
-  method: string;
-  path: string;
-  status: number;
-  seconds: number;
-  /** The client's X-Request-Id, or one made for the request; sent back as X-Request-Id. */
-  requestId: string;
-}
+/**
+ * A request answered, as the metrics and the access log see it. The access line's fields are
+ * read off it (the getters below) rather than copied into an object of their own: a second
+ * object a request, young garbage, for six values already here.
+ */
+export class AnsweredRequest implements AccessLine {
+  constructor(
+    /** The operationId, `custom` for http.app routes, `unmatched` for everything else. */
+    readonly operationId: string,
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly seconds: number,
+    /** The client's X-Request-Id, or one made for the request; sent back as X-Request-Id. */
+    readonly requestId: string,
+  ) {}
 
-/** The access line of an answered request (the server's access log). */
-export function accessLineOf(answered: AnsweredRequest): AccessLine {
-  return {
-    method: answered.method,
-    path: answered.path,
-    status: answered.status,
-    ms: Math.round(answered.seconds * 10000) / 10,
-    request_id: answered.requestId,
-    operation: answered.operationId,
-  };
+  /** The access line's milliseconds, to a tenth. */
+  get ms(): number {
+    return Math.round(this.seconds * 10000) / 10;
+  }
+
+  get request_id(): string {
+    return this.requestId;
+  }
+
+  get operation(): string {
+    return this.operationId;
+  }
 }
 
 export interface PipelineOptions {
@@ -113,7 +122,7 @@ export interface PipelineOptions {
   /** The project's http.app: its routes answer what the contract does not route; its middleware wraps the API. */
   customApp?: CustomApp;
   /** Told of every request `handle` took, once its response has closed (metrics, the access log, the server's requests in flight). */
-  observe?: (request: AnsweredRequest, res: ServerResponse) => void;
+  observe?: (request: AnsweredRequest) => void;
   /** The tenants' turns (tenantTurns.ts): a test's, whose turns it gives by hand; a fresh one on the loop's turns when absent. */
   tenantTurns?: TenantTurns;
 }
@@ -461,6 +470,8 @@ export function createPipeline(options: PipelineOptions) {
 
   const tenantTurns = options.tenantTurns ?? new TenantTurns();
   const newRequestId = requestIds();
+  /** The responses streaming now (Server-Sent Events), for a stop to end. */
+  const streams = new Set<ServerResponse>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
@@ -474,31 +485,26 @@ export function createPipeline(options: PipelineOptions) {
     let requestId = '';
     if (observe) {
       const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
-      requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : newRequestId();
-      // sent with the head (requestIdResponse.ts); a response of another kind (in process) has it set now
-      if (res instanceof RequestIdResponse) res.sendRequestId(requestId);
+      const own = typeof given === 'string' && given.length > 0 && given.length <= 200;
+      requestId = own ? given : newRequestId();
+      // sent with the head (requestIdResponse.ts; one made here has nothing in it to check); a
+      // response of another kind (in process) has it set now
+      if (res instanceof RequestIdResponse) res.sendRequestId(requestId, !own);
       else res.setHeader(REQUEST_ID_HEADER, requestId);
     }
     let ctx: HttpRequestContext | undefined;
     /** Ends the request's hold on its tenant's turns (tenantTurns.ts), once it has one; `closed` once its response has. */
     let leaveTurn: LeaveTurn | undefined;
     let closed = false;
-    // one listener per request for everything that waits for its end (a second one, Node's
-    // once-wrapper and its removal, cost more than many a handler does)
-    res.once('close', () => {
+    // one listener per request for everything that waits for its end (a second one cost more
+    // than many a handler does). Not `once`: Node's once-wrapper (a bound function and its state
+    // made, the listener removed when it fires) for an event a response emits once; `closed`
+    // keeps a second 'close', were there one, from counting the request twice.
+    res.on('close', () => {
+      if (closed) return;
       closed = true;
       if (ctx && !res.writableFinished) ctx.clientGone();
-      observe?.(
-        {
-          operationId: operationId ?? 'unmatched',
-          method,
-          path: pathname,
-          status: res.statusCode,
-          seconds: (performance.now() - started) / 1000,
-          requestId,
-        },
-        res,
-      );
+      observe?.(new AnsweredRequest(operationId ?? 'unmatched', method, pathname, res.statusCode, (performance.now() - started) / 1000, requestId));
       leaveTurn?.();
     });
     try {
@@ -603,7 +609,15 @@ export function createPipeline(options: PipelineOptions) {
         });
       }
       const streaming = writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
-      if (streaming) await streaming;
+      if (streaming) {
+        // a stream never ends by itself: the server's stop ends it (endStreams)
+        streams.add(res);
+        try {
+          await streaming;
+        } finally {
+          streams.delete(res);
+        }
+      }
     } catch (err) {
       if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {
         log.error('reply violates the spec', { operationId, detail: err.message });
@@ -626,7 +640,12 @@ export function createPipeline(options: PipelineOptions) {
     }
   }
 
-  return { handle, socketDoor, admit: admitCall };
+  /** Ends every stream being written now, with what was ready (a server stopping: its clients resume from the last event they got). */
+  const endStreams = () => {
+    for (const res of streams) endStream(res);
+  };
+
+  return { handle, socketDoor, admit: admitCall, endStreams };
 }
 
 /** The request id as a header before the head is written: the project's http.app reads it from the response (customRoutes.ts). */
