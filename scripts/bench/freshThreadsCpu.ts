@@ -15,7 +15,9 @@
 // one-thread scenario (200 runs one after another) instead; FRESH_CPU_SCENARIO=bench-one: the bench's
 // runs phase on one thread instead (runs.ts: its warm-up, then its one-thread round of 100 runs
 // repeated FRESH_CPU_REPEAT times, default 5, on the same server, each round printed and kept apart:
-// what a run costs as the thread's history grows, snapshots included).
+// what a run costs as the thread's history grows, snapshots included). FRESH_CPU_THREADS=1: also each busy
+// thread's share of a core over the timed part (near 1: that thread bounds runs/s) with the kernel's part of
+// its CPU, and the helpers one by one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -80,19 +82,24 @@ function threadCpu(pid: number): Map<number, number> {
   return out;
 }
 
-/** Each thread's minor page faults so far (/proc/<pid>/task/<tid>/stat, field 10), by thread id. */
-function threadFaults(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
+/** Each thread's /proc/<pid>/task/<tid>/stat fields after the name (field 3 first), by thread id. */
+function threadStats(pid: number): Map<number, string[]> {
+  const out = new Map<number, string[]>();
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      out.set(Number(task), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]));
+      out.set(Number(task), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
     } catch {
       /* ended meanwhile */
     }
   }
   return out;
 }
+
+/** Each thread's minor page faults so far (stat field 10), by thread id. */
+const threadFaults = (stats: Map<number, string[]>): Map<number, number> => new Map([...stats].map(([tid, f]) => [tid, Number(f[7])]));
+/** Each thread's CPU time in the kernel so far (stat field 15, stime, in clock ticks of 10 ms), by thread id. */
+const threadSystem = (stats: Map<number, string[]>): Map<number, number> => new Map([...stats].map(([tid, f]) => [tid, Number(f[12]) * 10]));
 
 interface Figure {
   runsPerSecond: number;
@@ -172,7 +179,10 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         // the server's threads' CPU and fresh pages, and the client's, at the scenario's first create and last join
         const sample = () => ({
           threads: threadCpu(ap.pid),
-          faults: threadFaults(ap.pid),
+          ...(() => {
+            const stats = threadStats(ap.pid);
+            return { faults: threadFaults(stats), system: threadSystem(stats) };
+          })(),
           clientFaults: process.resourceUsage().minorPageFault,
           client: process.cpuUsage(),
           monoUs: monoUs(),
@@ -214,7 +224,18 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         keep(`${tree.name} | ${client}${repeats > 1 ? ` | round on the server ${repeat + 1}` : ''}`, f);
         console.log(`round ${round + 1}${repeats > 1 ? `.${repeat + 1}` : ''} ${tree.name} (${client}): ${show(f)}; load ${load()}`);
         // the helpers one by one, by their id's offset from the process's (the order they started: V8's platform threads first, then libuv's pool)
-        if (process.env.FRESH_CPU_THREADS === '1')
+        if (process.env.FRESH_CPU_THREADS === '1') {
+          // how busy each thread was over the timed part (a share of one core: near 1, the thread bounds runs/s), and how much of its CPU was the kernel's
+          const wallMs = (after!.monoUs - before!.monoUs) / 1000;
+          const kernel = (tid: number) =>
+            ((after!.system.get(tid) ?? 0) - (before!.system.get(tid) ?? 0)) / Math.max(1e-9, used.find((u) => u.tid === tid)!.ms);
+          const clientCore = (clientMs * r.runs) / wallMs;
+          const busiest = others
+            .slice(0, 2)
+            .map((u) => `+${u.tid - ap.pid} ${(u.ms / wallMs).toFixed(2)} (kernel ${(100 * kernel(u.tid)).toFixed(0)}%)`)
+            .join(', ');
+          const rest = `helpers ${((helpers * r.runs) / wallMs).toFixed(2)}, client ${clientCore.toFixed(2)}; all ${((f.total * r.runs) / wallMs).toFixed(2)} of 2`;
+          console.log(`  share of a core: main ${(main / wallMs).toFixed(2)} (kernel ${(100 * kernel(ap.pid)).toFixed(0)}%), ${busiest}, ${rest}`);
           console.log(
             `  helpers by thread: ${others
               .slice(2)
@@ -222,6 +243,7 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
               .map((u) => `+${u.tid - ap.pid} ${(u.ms / r.runs).toFixed(2)}`)
               .join(', ')}`,
           );
+        }
       }
   } finally {
     await ap.stop();
