@@ -20,19 +20,57 @@ const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
 const align = (bytes: number) => Math.ceil(bytes / WORD) * WORD;
 
-function stringBytes(value: string): number {
-  const wide = value.length > 0 && BEYOND_LATIN1.test(value);
-  return align(STRING + value.length * (wide ? 2 : 1));
+const isWide = (text: string) => text.length > 0 && BEYOND_LATIN1.test(text);
+
+/** `narrow`: known to hold no character beyond Latin-1, not scanned for one. */
+function stringBytes(value: string, narrow = false): number {
+  return align(STRING + value.length * (!narrow && isWide(value) ? 2 : 1));
 }
+
+/** An object of `keys` own keys, beyond what they hold. */
+const objectBytes = (keys: number) => OBJECT + (keys > FAST_KEYS ? keys * 6 * WORD : keys * WORD);
 
 /**
  * The estimated heap bytes of `value` (plain data: objects, arrays, strings, numbers, booleans,
  * null); `knownPart` gives those of a top-level field already counted once (writtenParts.ts).
  */
 export function heapBytesOf(value: unknown, knownPart?: (part: unknown) => number | undefined): number {
+  return walk(value, Infinity, false, false, knownPart)!;
+}
+
+/** heapWithin's answer for a value whose objects and arrays nest deeper than its limit. */
+export const TOO_DEEP = -1;
+
+/**
+ * heapBytesOf(json), JSON.stringify's text of a value, and whether no string of that value holds
+ * a character beyond Latin-1 (`narrow`), read from the text: JSON writes such a character as it
+ * is, but for a lone surrogate, which it escapes as `\udXXX` (a text holding those three
+ * characters for any reason is taken as not narrow). The scan the text's own estimate makes
+ * answers for every string of the value, which heapWithin then takes at a byte a character.
+ */
+export function jsonTextBytes(json: string): { bytes: number; narrow: boolean } {
+  const wide = isWide(json);
+  return { bytes: align(STRING + json.length * (wide ? 2 : 1)), narrow: !wide && !json.includes('\\ud') };
+}
+
+/**
+ * heapBytesOf(value), taken in the walk that checks its depth: TOO_DEEP when its objects and
+ * arrays nest more than `limit` levels (the value itself, an object, is one level: the rule of
+ * journalStore.ts' nestsDeeper); undefined when something in it has a toJSON, whose JSON's depth
+ * is the toJSON's (nestsDeeper walks that one). `narrow`: no string in it holds a character beyond
+ * Latin-1 (jsonTextBytes), so none is scanned for one. A large part the store writes (a thread's
+ * values: every message of the thread, new at each run's end) was walked once for its depth and
+ * once more for its heap, scanning each string; now once, scanning none (issue 91).
+ */
+export function heapWithin(value: unknown, limit: number, narrow = false): number | undefined {
+  return walk(value, limit, narrow, true);
+}
+
+/** heapBytesOf's walk, and heapWithin's (`json`: a toJSON found ends it, undefined). */
+function walk(value: unknown, limit: number, narrow: boolean, json: boolean, knownPart?: (part: unknown) => number | undefined): number | undefined {
   switch (typeof value) {
     case 'string':
-      return stringBytes(value);
+      return stringBytes(value, narrow);
     case 'number':
       return Number.isInteger(value) && Math.abs(value) < 2 ** 30 ? 0 : HEAP_NUMBER;
     case 'object':
@@ -41,12 +79,18 @@ export function heapBytesOf(value: unknown, knownPart?: (part: unknown) => numbe
       return 0;
   }
   if (value === null) return 0;
+  if (json && typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  if (limit < 1) return TOO_DEEP;
   // walked by index and by `for…in`, not by an iterator and Object.keys: the walk runs on every
   // value the store keeps, and those made an array of keys and iterator results per object
   // (issue 87: ~4% of the main thread's allocation under the fan-out)
   if (Array.isArray(value)) {
     let bytes = ARRAY + value.length * WORD;
-    for (let i = 0; i < value.length; i += 1) bytes += heapBytesOf(value[i]);
+    for (let i = 0; i < value.length; i += 1) {
+      const item = walk(value[i], limit - 1, narrow, json);
+      if (item === undefined || item === TOO_DEEP) return item;
+      bytes += item;
+    }
     return bytes;
   }
   let bytes = 0;
@@ -55,7 +99,9 @@ export function heapBytesOf(value: unknown, knownPart?: (part: unknown) => numbe
     if (!Object.hasOwn(value, key)) continue;
     keys += 1;
     const part = (value as Record<string, unknown>)[key];
-    bytes += knownPart?.(part) ?? heapBytesOf(part);
+    const item = knownPart?.(part) ?? walk(part, limit - 1, narrow, json);
+    if (item === undefined || item === TOO_DEEP) return item;
+    bytes += item;
   }
-  return bytes + OBJECT + (keys > FAST_KEYS ? keys * 6 * WORD : keys * WORD);
+  return bytes + objectBytes(keys);
 }

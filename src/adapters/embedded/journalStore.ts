@@ -21,6 +21,7 @@ import {
   type WriteOp,
 } from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, cacheCost, readValues, type Location } from './pagedValues.ts';
+import { heapWithin, jsonTextBytes, TOO_DEEP } from './heapSize.ts';
 import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
@@ -1539,7 +1540,7 @@ function serialise(
   }
   // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
   // record is a long string that a scan of the line would walk character by character
-  const tooDeep = pieces === undefined ? undefined : lines.find((op) => op.length === 4 && recordNestsTooDeep(op[3]));
+  const tooDeep = pieces === undefined ? undefined : lines.find((op, i) => op.length === 4 && recordNestsTooDeep(op[3], fresh[i]));
   if (pieces !== undefined && !tooDeep) return { pieces, bytes, places, fresh };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =
@@ -1569,12 +1570,21 @@ function lineBytes(pieces: readonly string[], bytes: number): Buffer {
 /**
  * Whether a record nests deeper than STORE_MAX_DEPTH: its parts the store wrote and kept before
  * (writtenParts.ts) were checked then, at the same place in a record, and are not walked again.
+ * The parts whose text it will remember (`fresh`) get their heap estimate and their text's in
+ * the same walk (heapWithin), for rememberParts: a thread's values at a run's end are walked
+ * once, not twice, and their strings read as narrow or not from their text.
  */
-function recordNestsTooDeep(value: object): boolean {
+function recordNestsTooDeep(value: object, fresh: FreshPart[] = []): boolean {
   if (Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return nestsDeeper(value, STORE_MAX_DEPTH);
   for (const key of Object.keys(value)) {
     const part = (value as Record<string, unknown>)[key];
-    if (!knownPart(part) && nestsDeeper(part, STORE_MAX_DEPTH - 1)) return true;
+    if (knownPart(part)) continue;
+    const kept = fresh.find((f) => f[0] === key);
+    const text = kept && jsonTextBytes(kept[1]);
+    const heap = text && heapWithin(part, STORE_MAX_DEPTH - 1, text.narrow);
+    if (heap === TOO_DEEP) return true;
+    if (heap !== undefined) kept![2] = heap + text!.bytes;
+    else if (nestsDeeper(part, STORE_MAX_DEPTH - 1)) return true;
   }
   return false;
 }

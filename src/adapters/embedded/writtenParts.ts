@@ -20,8 +20,11 @@ interface Known {
 /** Keyed by the kept (frozen) part: an entry lives as long as some kept record or reader holds the part. */
 const known = new WeakMap<object, Known>();
 
-/** A top-level field's text, made when the record was serialised, to remember once the record is kept. */
-export type FreshPart = [key: string, json: string];
+/**
+ * A top-level field's text, made when the record was serialised, to remember once the record is
+ * kept; and the heap estimate of both (heapSize.ts) when the depth check took it (journalStore.ts).
+ */
+export type FreshPart = [key: string, json: string, heap?: number];
 
 function isPlain(value: object): boolean {
   const prototype = Object.getPrototypeOf(value);
@@ -173,9 +176,10 @@ function boundOf(value: unknown, budget: number): number {
 
 /** Remembers the text of the kept record's parts serialised for it (recordJson's `fresh`). */
 export function rememberParts(kept: object, fresh: readonly FreshPart[]): void {
-  for (const [key, json] of fresh) {
+  for (const [key, json, heap] of fresh) {
     const part = (kept as Record<string, unknown>)[key];
     if (part === null || typeof part !== 'object' || !Object.isFrozen(part) || !isPlain(part) || known.has(part)) continue;
-    known.set(part, { json, heap: heapBytesOf(part) + heapBytesOf(json) });
+    // the heap taken of the part as written holds for its kept copy (frozenCopy: the same keys and items)
+    known.set(part, { json, heap: heap ?? heapBytesOf(part) + heapBytesOf(json) });
   }
 }

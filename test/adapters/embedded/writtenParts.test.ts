@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
-import { KNOWN_PART_CHARS, recordJson, recordPieces } from '../../../src/adapters/embedded/writtenParts.ts';
+import { KNOWN_PART_CHARS, knownPart, recordJson, recordPieces } from '../../../src/adapters/embedded/writtenParts.ts';
+import { heapBytesOf, heapWithin, jsonTextBytes, TOO_DEEP } from '../../../src/adapters/embedded/heapSize.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 
 interface Thread {
@@ -272,4 +273,63 @@ test("recordPieces' pieces join into recordJson's text, a remembered part's text
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test("a new part to remember (a thread's values at a run's end) is walked once for its depth and its heap, its heap as the walk of its kept copy", async () => {
+  // issue 91: the depth check and the heap estimate were two walks of every message of the thread, at every run's end
+  const dataDir = tempDir('agentplane-written-parts-');
+  const hasOwn = Object.hasOwn;
+  try {
+    const store = await openJournalStore({ dataDir });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    await threads.put('t', { thread_id: 't', status: 'busy', values: history(1) });
+    const values = history(50);
+    const keys = 1 + values.messages.length * 3;
+    // each walk of a part by its keys asks whether each key is its own
+    let asked = 0;
+    Object.hasOwn = (object, key) => {
+      asked += 1;
+      return hasOwn(object, key);
+    };
+    try {
+      await store.write([{ collection: 'threads', id: 't', set: { status: 'idle', values } }]);
+    } finally {
+      Object.hasOwn = hasOwn;
+    }
+    // one walk for the depth and the heap (and the kept copy's check of each object for a first key): two walks were 2 × keys and more
+    assert.ok(asked < 2 * keys, `${asked} keys asked of a part of ${keys}`);
+    const kept = (await threads.get('t'))!;
+    assert.equal(kept.status, 'idle');
+    assert.deepEqual(kept.values, values);
+    assert.equal(knownPart(kept.values)?.heap, heapBytesOf(kept.values) + heapBytesOf(JSON.stringify(kept.values)));
+    // a part holding a toJSON (a Date) is walked for its depth as JSON writes it, and for its heap apart, as before
+    const dated = { messages: history(5).messages, at: new Date(0) };
+    await store.write([{ collection: 'threads', id: 't', set: { values: dated } }]);
+    const again = (await threads.get('t'))!;
+    assert.equal(knownPart(again.values)?.heap, heapBytesOf(again.values) + heapBytesOf(JSON.stringify(again.values)));
+    await store.close();
+  } finally {
+    Object.hasOwn = hasOwn;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a part's heap taken with its depth is heapBytesOf's, its strings narrow or wide as its text says", () => {
+  const plain = history(3);
+  const wide = { messages: [...history(2).messages, { type: 'ai', content: 'é€😀', id: 'w' }] };
+  const lone = { messages: [...history(2).messages, { type: 'ai', content: `x${'\ud800'}`, id: 'l' }] };
+  const key = { ['clé€']: 'plain', n: [1.5, 2 ** 31, null, true] };
+  const escapedLook = { text: 'a \\ud800 b' }; // a backslash and "ud800" in it: not narrow by its text, still right
+  for (const value of [plain, wide, lone, key, escapedLook, [], {}]) {
+    const json = JSON.stringify(value);
+    const text = jsonTextBytes(json);
+    assert.equal(text.bytes, heapBytesOf(json));
+    assert.equal(heapWithin(value, 1000, text.narrow), heapBytesOf(value), json.slice(0, 60));
+  }
+  assert.equal(jsonTextBytes(JSON.stringify(plain)).narrow, true);
+  for (const value of [wide, lone, key, escapedLook]) assert.equal(jsonTextBytes(JSON.stringify(value)).narrow, false, JSON.stringify(value));
+  // nestsDeeper's rule: the value itself one level; a toJSON left to it
+  assert.equal(heapWithin([[1]], 2), heapBytesOf([[1]]));
+  assert.equal(heapWithin([[[1]]], 2), TOO_DEEP);
+  assert.equal(heapWithin({ at: new Date(0) }, 10), undefined);
 });
