@@ -10,6 +10,15 @@
 // allocate little does not scavenge after each of them), and `afterMs` after the run's end, so a
 // run that comes at once (a queued one, the pool answering the run's end) starts first and the
 // collection is skipped; one that comes during it waits for a scavenge of garbage alone.
+//
+// And once the worker has held no run for `restMs`, one scavenge more, whatever the young
+// generation holds (issue 91: idle RSS). Its runs (the start's warm-up runs too) grow V8's new
+// space to its 16 MB semi-spaces, and an idle worker makes no garbage, so no collection comes to
+// shrink it: an idle server's warm worker held 26 MB of new space with under 1 MB in it, for good
+// (findings.md, h91m24). V8 shrinks a young generation on a collection that follows a stretch of
+// low allocation (under 1 MB/s over its last 5 s): 10-20 s after the last run ends, the scavenge
+// takes it down to its floor (youngGenerationFloor.ts: room for a run's allocations twice over,
+// so the next run still meets no scavenge before its first token).
 import v8 from 'node:v8';
 
 export interface IdleScavengeSettings {
@@ -17,9 +26,11 @@ export interface IdleScavengeSettings {
   youngBytes: number;
   /** How long after a run's end, with none in the worker, it is emptied. */
   afterMs: number;
+  /** How long after the last run's end, with none in the worker since, it is shrunk. */
+  restMs: number;
 }
 
-export const IDLE_SCAVENGE: IdleScavengeSettings = { youngBytes: 1024 * 1024, afterMs: 1 };
+export const IDLE_SCAVENGE: IdleScavengeSettings = { youngBytes: 1024 * 1024, afterMs: 1, restMs: 10_000 };
 
 export interface YoungGeneration {
   /** Bytes the young generation holds now. */
@@ -30,6 +41,9 @@ export interface YoungGeneration {
 
 export class IdleScavenge {
   private timer: NodeJS.Timeout | undefined;
+  private resting: NodeJS.Timeout | undefined;
+  /** Runs ended so far: the rest's timer finds whether one ended while it ran. */
+  private ends = 0;
 
   /** `idle`: whether no run (the project's or the warm-up's, started ahead or not) is in the worker. */
   constructor(
@@ -40,12 +54,33 @@ export class IdleScavenge {
 
   /** A run ended in the worker. */
   runEnded(): void {
+    this.rest();
     if (this.timer || !this.idle()) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.idle() && this.young.used() > this.settings.youngBytes) this.young.collect();
     }, this.settings.afterMs);
     this.timer.unref();
+  }
+
+  /**
+   * Any run ended in the worker (a warm-up's too): the young generation is shrunk once no run has
+   * ended for a whole `restMs` and none is in the worker (between `restMs` and twice that after the
+   * last end). One timer a `restMs` at most, not one a run; a run in the worker then re-arms it at its end.
+   */
+  rest(): void {
+    this.ends += 1;
+    if (!this.resting) this.restAfter(this.ends);
+  }
+
+  private restAfter(ends: number): void {
+    this.resting = setTimeout(() => {
+      this.resting = undefined;
+      if (!this.idle()) return;
+      if (this.ends !== ends) this.restAfter(this.ends);
+      else this.young.collect();
+    }, this.settings.restMs);
+    this.resting.unref();
   }
 }
 

@@ -377,7 +377,10 @@ async function main(): Promise<void> {
         void warmUpExecutor().then(
           (warmUp) => {
             collections.beforeRun();
-            start(message.run, message.known, false, warmUp, () => collections.runEnded());
+            start(message.run, message.known, false, warmUp, () => {
+              collections.runEnded();
+              idleScavenge?.rest();
+            });
           },
           (err: unknown) => send({ type: 'failed', runId: message.run.run_id, error: describeError(err) }),
         );

@@ -83,6 +83,19 @@ export class IdleRelease {
   }
 }
 
+/**
+ * When an idle server's young generations are given back (issue 91: idle RSS). A burst (or the
+ * start's own warm-ups) grows V8's new space to its 16 MB semi-spaces, and an idle process makes
+ * no garbage, so no collection comes to shrink it: at rest the main thread held 26 MB of new
+ * space with under 1 MB in it, until V8's memory reducer shrank it 32 s to 90 s after the start,
+ * later the busier the machine (findings.md, h91m24). V8 shrinks a young generation on a
+ * collection that follows a stretch of low allocation (under 1 MB/s over its last 5 s): one
+ * scavenge, once the process has been idle `idleMs`, once an idle spell, shrinks it to its floor
+ * (1 MB on the main thread) at a cost of what survives in it (a fraction of a ms). The next busy
+ * stretch grows it back to its full size at its first growth (youngGenerationGrowth.ts).
+ */
+export const IDLE_REST: IdleReleaseSettings = { idleMs: 10_000, idleShareOfACore: 0.05 };
+
 /** V8's `gc`: a full collection, or with `{ type: 'minor' }` the young generation's alone (a scavenge). */
 type Gc = (options?: { type: 'minor' | 'major' }) => void;
 
@@ -126,11 +139,14 @@ export function startIdleCollector(
   settings: IdleCollectionSettings = IDLE_COLLECTION,
   release?: (unusedForMs: number) => number,
   releaseSettings: IdleReleaseSettings = IDLE_RELEASE,
+  restSettings: IdleReleaseSettings = IDLE_REST,
 ): { stop(): void } | undefined {
   const collect = fullCollection();
-  if (!collect) return undefined;
+  const scavenge = youngCollection();
+  if (!collect || !scavenge) return undefined;
   const rule = new IdleCollection(settings);
   const releasing = new IdleRelease(releaseSettings);
+  const resting = new IdleRelease(restSettings);
   let last = process.cpuUsage();
   let at = performance.now();
   const timer = setInterval(() => {
@@ -140,6 +156,8 @@ export function startIdleCollector(
     const elapsed = now - at;
     at = now;
     const cpuMs = (used.user + used.system) / 1000;
+    // once a spell, idle long enough that V8 sees its allocation as low: the young generation shrinks (IDLE_REST)
+    if (resting.sample(elapsed, cpuMs)) scavenge();
     const released = release && releasing.sample(elapsed, cpuMs) ? release(releaseSettings.idleMs) : 0;
     if (!rule.sample(elapsed, cpuMs, v8.getHeapStatistics().used_heap_size) && released <= 0) return;
     collect();

@@ -3,9 +3,9 @@
 // arrives first, and not for a young generation that holds little.
 import { afterEach, beforeEach, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { IdleScavenge } from '../../../src/adapters/run-workers/idleScavenge.ts';
+import { IDLE_SCAVENGE, IdleScavenge } from '../../../src/adapters/run-workers/idleScavenge.ts';
 
-const SETTINGS = { youngBytes: 1_000_000, afterMs: 1 };
+const SETTINGS = { youngBytes: 1_000_000, afterMs: 1, restMs: 10_000 };
 let scavenges: number;
 let youngBytes: number;
 let runsInWorker: number;
@@ -53,4 +53,40 @@ test('a young generation under the threshold is left alone', () => {
   idleScavenge.runEnded();
   mock.timers.tick(SETTINGS.afterMs);
   assert.equal(scavenges, 0);
+});
+
+test('a worker that has held no run for restMs after its last one shrinks its young generation once, whatever it holds (issue 91)', () => {
+  // under the threshold: the scavenge right after the run is not had, the rest's is
+  youngBytes = 0;
+  idleScavenge.runEnded();
+  mock.timers.tick(SETTINGS.restMs - 1);
+  assert.equal(scavenges, 0, 'not before restMs');
+  mock.timers.tick(1);
+  assert.equal(scavenges, 1, 'idle for restMs: one scavenge, for V8 to shrink the young generation');
+  mock.timers.tick(SETTINGS.restMs * 5);
+  assert.equal(scavenges, 1, 'once: an idle worker is left alone after it');
+  // a warm-up run's end (rest alone) arms it as well
+  idleScavenge.rest();
+  mock.timers.tick(SETTINGS.restMs);
+  assert.equal(scavenges, 2);
+});
+
+test('runs ending within restMs put the rest off; a run in the worker when it is due defers it to that run’s end', () => {
+  youngBytes = 0;
+  idleScavenge.runEnded();
+  mock.timers.tick(SETTINGS.restMs / 2);
+  idleScavenge.runEnded();
+  mock.timers.tick(SETTINGS.restMs / 2);
+  assert.equal(scavenges, 0, 'a run ended within the last restMs');
+  mock.timers.tick(SETTINGS.restMs);
+  assert.equal(scavenges, 1, 'a whole restMs with no end: shrunk');
+  idleScavenge.runEnded();
+  runsInWorker = 1;
+  mock.timers.tick(SETTINGS.restMs * 3);
+  assert.equal(scavenges, 1, 'never while a run is in the worker');
+  runsInWorker = 0;
+  idleScavenge.runEnded();
+  mock.timers.tick(SETTINGS.restMs);
+  assert.equal(scavenges, 2, 'that run’s end arms it again');
+  assert.equal(IDLE_SCAVENGE.restMs, 10_000, 'by default 10 s: past V8’s 5-s window of low allocation');
 });

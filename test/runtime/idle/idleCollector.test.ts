@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { IDLE_RELEASE, IdleCollection, IdleRelease, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
+import { IDLE_RELEASE, IDLE_REST, IdleCollection, IdleRelease, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
 import { ROOT } from '../../support/server.ts';
 import { childImport } from '../../support/childImports.ts';
 
@@ -86,4 +86,35 @@ test('the caches are released once the process has been idle idleMs, once a spel
   for (let i = 0; i < 19; i += 1) assert.equal(rule.sample(1000, idle), false);
   assert.equal(rule.sample(1000, idle), true, 'a new spell: released again');
   assert.deepEqual(IDLE_RELEASE, { idleMs: 20_000, idleShareOfACore: 0.05 }, 'by default 20 s, before an idle run worker retires (30 s)');
+});
+
+test("an idle process's young generation is shrunk once it has been idle a rest's time, which V8 alone left at its grown size (issue 91)", () => {
+  const collector = childImport('src/runtime/idle/idleCollector.ts');
+  // a busy stretch whose survivors grow the young generation (at once to its largest, as a
+  // server's growth factor has it), then idle: V8 makes no collection of its own to shrink it
+  const script = `
+    const { startIdleCollector, IDLE_COLLECTION, IDLE_RELEASE } = await import(${JSON.stringify(collector.url)});
+    const v8 = await import('node:v8');
+    const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+    let keep = [];
+    for (let i = 0; i < 400; i += 1) {
+      keep.push(Array.from({ length: 5000 }, (_, j) => ({ j })));
+      if (keep.length > 40) keep.shift();
+    }
+    keep = undefined;
+    const grown = newSpace();
+    const stopped = startIdleCollector(IDLE_COLLECTION, undefined, IDLE_RELEASE, { idleMs: 6000, idleShareOfACore: 0.05 });
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    stopped.stop();
+    console.log(JSON.stringify({ grown, rested: newSpace() }));
+  `;
+  const out = spawnSync(process.execPath, [...collector.flags, '--semi-space-growth-factor=16', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  assert.equal(out.status, 0, out.stderr);
+  const { grown, rested } = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { grown: number; rested: number };
+  assert.ok(grown >= 8 * MB, `the busy stretch grew the young generation (${grown} bytes)`);
+  assert.ok(rested <= grown / 4, `idle 6 s: shrunk (${grown} -> ${rested} bytes)`);
+  assert.deepEqual(IDLE_REST, { idleMs: 10_000, idleShareOfACore: 0.05 }, 'by default 10 s: past V8’s 5-s window of low allocation');
 });
