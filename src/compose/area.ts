@@ -8,7 +8,7 @@ import type { BackendQueries } from '../domain/ports/queries.ts';
 import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
-import type { Store } from '../domain/ports/store.ts';
+import type { Store, WriteOp } from '../domain/ports/store.ts';
 import type { Application, BackgroundModule, GrpcApplication, ServerDeps } from '../runtime/application.ts';
 import type { HandlerRegistry } from '../runtime/handler.ts';
 import type { MethodRegistry } from '../runtime/transports/jsonrpc.ts';
@@ -40,6 +40,11 @@ export type RunBackend = AgentDomainOptions['runBackend'] & {
    * (adapters/run-workers/runsAhead.ts). Null where replicas share the queue (PostgreSQL).
    */
   nextOnThread: ((threadId: string) => Promise<RunRecord | null>) | null;
+  /**
+   * How run workers' ordered checkpoint writes are written (PostgreSQL: with the events of this
+   * server's runs waiting in their window, one statement for both); absent: the store's write.
+   */
+  orderedWrite?: (ops: WriteOp[]) => Promise<void>;
 };
 
 /** The application made from the ports: every area, or those asked for. */

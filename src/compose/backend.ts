@@ -3,7 +3,7 @@
 // store, this process's alone. Everything past this file sees the ports only.
 import type { RunBackend } from './area.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
-import type { Store } from '../domain/ports/store.ts';
+import type { Store, WriteOp } from '../domain/ports/store.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import { InMemoryRunEventLog } from '../adapters/run-storage/inMemoryRunEventLog.ts';
@@ -124,6 +124,8 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
       leaseMs: config.runLeaseMs,
       // any replica may claim a thread's next run: none is known to start ahead
       nextOnThread: null,
+      // runs' checkpoint writes carry the events waiting in their window: a statement and a commit fewer for each
+      orderedWrite: (ops: WriteOp[]) => events.writeCarrying(ops),
     };
   };
   return backend('postgresql', store, coordination, runBackend, queries);

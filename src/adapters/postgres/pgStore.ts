@@ -226,10 +226,10 @@ export class PgStore implements Store {
    * value. With a `gate` (writeIf's condition, a WITH of its own
    * that every write waits on), nothing is written when it answers no row, and the statement
    * answers whether it did. Null when the ops hold a delete among others: those go in a
-   * transaction.
+   * transaction. `withs`: one op too is a WITH (writeWith adds its own after it).
    */
-  private oneStatement(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }): { sql: string; params: unknown[] } | null {
-    if (ops.length === 1 && !gate) {
+  private oneStatement(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }, withs = false): { sql: string; params: unknown[] } | null {
+    if (ops.length === 1 && !gate && !withs) {
       const [op] = ops;
       const target = this.handle(op.collection);
       if ('set' in op) return this.setOf(op);
@@ -310,13 +310,14 @@ export class PgStore implements Store {
     ops: WriteOp[],
     tail: { ctes: string[]; select: string; params: unknown[]; first?: { name: string; cte: string } },
   ): Promise<R | null> {
-    if (ops.length < 2 || ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
+    if (ops.length === 0 || ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
     // the ops' parameters come first, the tail's after them (a WITH's place in the text and its numbers are unrelated)
     const unique = [...new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op])).values()];
     const opsParams = unique.reduce((n, op) => n + ('set' in op ? this.setOf(op).params.length : this.handle(op.collection).paramCount), 0);
     const shift = (sql: string) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + opsParams}`);
     const first = tail.first && { name: tail.first.name, cte: shift(tail.first.cte) };
-    const statement = this.oneStatement(ops, undefined, first);
+    // one op too is a WITH of the statement (the tail's WITHs follow it)
+    const statement = this.oneStatement(ops, undefined, first, true);
     if (!statement) return null;
     // made once per shape too (see oneStatement): the writes' text, then the tail's
     const shape = `${statement.sql}\u0001${tail.ctes.join('\u0001')}\u0001${tail.select}`;

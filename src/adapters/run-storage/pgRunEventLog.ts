@@ -3,7 +3,8 @@
 // it, as on the embedded store) and appends every event to agentplane_run_events in order,
 // with a NOTIFY naming the run: in batches, each written BATCH_WINDOW_MS after its first
 // event, and whatever is unwritten when the run ends goes with its `end` (a run shorter than
-// the window costs one statement, and one commit, for all its events). A reader on any other
+// the window costs one statement, and one commit, for all its events); a run worker's
+// checkpoint write made before the window ends carries them instead (writeCarrying). A reader on any other
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
 import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
@@ -11,6 +12,7 @@ import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { InMemoryRunEventLog } from './inMemoryRunEventLog.ts';
 import { jsonOf } from '../../shared/jsonText.ts';
 import type { GateAlso, PgStore } from '../postgres/pgStore.ts';
+import type { WriteOp } from '../../domain/ports/store.ts';
 import type { LogClose } from '../../domain/ports/runClaims.ts';
 import type { PgCoordination } from '../postgres/pgCoordination.ts';
 
@@ -36,6 +38,8 @@ interface Pending {
   rows: { n: number; event: string; data: string }[];
   /** Appends of this run so far, in order. */
   written: Promise<void>;
+  /** Appends chained on `written` and not yet settled: while any is, no other statement may carry the next rows (see carry). */
+  sending: number;
   /** The window of the batch waiting in `rows` (see BATCH_WINDOW_MS). */
   window?: NodeJS.Timeout;
   /** The run has executed (executed): its last events wait for its end's write, `end` or `detach`, with no window. */
@@ -154,7 +158,7 @@ export class PgRunEventLog implements RunEventLog {
     // of their own for events its end's write would have carried
     if (!this.counters.has(runId)) return; // not begun here (a run ended unread): nothing is published
     let pending = this.pending.get(runId);
-    if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve() }));
+    if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve(), sending: 0 }));
     clearTimeout(pending.window);
     pending.window = undefined;
     pending.executed = true;
@@ -165,7 +169,7 @@ export class PgRunEventLog implements RunEventLog {
     const n = this.counters.get(runId) ?? 0;
     this.counters.set(runId, n + 1);
     let pending = this.pending.get(runId);
-    if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve() }));
+    if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve(), sending: 0 }));
     const batch = pending;
     batch.rows.push({ n, event, data: jsonOf(data) });
     if (!batch.executed) batch.window ??= setTimeout(() => this.flush(runId, batch), this.options.batchWindowMs ?? BATCH_WINDOW_MS);
@@ -175,7 +179,71 @@ export class PgRunEventLog implements RunEventLog {
   private flush(runId: string, batch: Pending): void {
     clearTimeout(batch.window);
     batch.window = undefined;
-    batch.written = batch.written.then(() => this.write(runId, batch));
+    this.chain(batch, () => this.write(runId, batch));
+  }
+
+  /** `work` made after the run's appends before it; `sending` counts it until it settles (it never rejects). */
+  private chain(batch: Pending, work: () => Promise<void>): void {
+    batch.sending += 1;
+    batch.written = batch.written.then(work).finally(() => {
+      batch.sending -= 1;
+    });
+  }
+
+  /**
+   * `ops` (a run's checkpoint writes, made in order by the run worker pool) written in one
+   * statement with the events of every run executing here that wait in their window, when none
+   * of that run's appends is still being made (their order holds): those events go earlier than
+   * their window would send them, without a statement and a commit of their own. A LangGraph run
+   * lasting longer than the window under load sent ~2 appends of its own a run beside its ~3
+   * checkpoint writes; the replica's runs together make a statement every few milliseconds, so
+   * most events now find one to go with. Their NOTIFYs are sent with them. When the ops cannot be
+   * one statement, or it fails, the events are appended as their window would have (after it, in
+   * order); a failure is the ops' caller's. An executed run's are left for its end.
+   */
+  async writeCarrying(ops: WriteOp[]): Promise<void> {
+    const carried: { runId: string; batch: Pending; rows: Pending['rows'] }[] = [];
+    for (const [runId, batch] of this.pending) {
+      // an executed run's last events wait for its end's write, which writes them anyway
+      if (batch.rows.length === 0 || batch.sending > 0 || batch.executed) continue;
+      clearTimeout(batch.window);
+      batch.window = undefined;
+      carried.push({ runId, batch, rows: batch.rows.splice(0) });
+    }
+    if (carried.length === 0) return this.store.write(ops);
+    let stored = false;
+    let settle!: () => void;
+    const made = new Promise<void>((resolve) => (settle = resolve));
+    // each run's next appends wait for this statement; its rows go their own way if it did not store them
+    for (const { runId, batch, rows } of carried) {
+      batch.sending += 1;
+      batch.written = batch.written.then(async () => {
+        await made;
+        if (stored) return;
+        try {
+          await this.write(runId, batch, rows);
+        } finally {
+          batch.sending -= 1;
+        }
+      });
+    }
+    try {
+      const all = carried.flatMap(({ runId, rows }) => rows.map((r) => ({ runId, ...r })));
+      const params = [
+        all.map((r) => r.runId),
+        all.map((r) => r.n),
+        all.map((r) => r.event),
+        all.map((r) => r.data),
+        EVENTS_CHANNEL,
+        carried.map((c) => c.runId),
+      ];
+      stored = (await this.store.writeWith(ops, { ctes: [CARRIED_CTE], select: CARRIED_SELECT, params })) !== null;
+      if (!stored) await this.store.write(ops);
+    } finally {
+      // stored: none of these logs is being written any more, and the next statement may carry their rows at once
+      if (stored) for (const { batch } of carried) batch.sending -= 1;
+      settle();
+    }
   }
 
   setResult(runId: string, result: unknown): void {
@@ -323,8 +391,7 @@ export class PgRunEventLog implements RunEventLog {
     }
   }
 
-  private async write(runId: string, batch: Pending): Promise<void> {
-    const rows = batch.rows.splice(0);
+  private async write(runId: string, batch: Pending, rows = batch.rows.splice(0)): Promise<void> {
     if (rows.length === 0) return;
     const attempts = this.options.writeAttempts ?? 20;
     for (let attempt = 1; ; attempt += 1) {
@@ -412,6 +479,16 @@ const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id,
     SELECT $1::text, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
     ON CONFLICT DO NOTHING)
   SELECT pg_notify($5, $1::text)`;
+
+/**
+ * Events of several runs appended by a statement that writes other records (writeCarrying): its
+ * WITH and its answer (a NOTIFY a run), over $1 run ids, $2 numbers, $3 names, $4 data (a row
+ * each), $5 channel, $6 the runs.
+ */
+const CARRIED_CTE = `carried AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
+    SELECT run_id, n, event, data::json FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(run_id, n, event, data)
+    ON CONFLICT DO NOTHING)`;
+const CARRIED_SELECT = 'SELECT pg_notify($5, run_id) FROM unnest($6::text[]) AS r(run_id)';
 
 /** The run's last events ($5 numbers, $6 names, $7 data), the `end` row (number $2), the log marked ended with its result. */
 const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data) VALUES ($1::text, $2, 'end', 'null'::json) ON CONFLICT DO NOTHING),

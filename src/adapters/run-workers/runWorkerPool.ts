@@ -101,6 +101,12 @@ export interface RunWorkerPoolOptions {
   kindOf?: (run: RunRecord) => FirstReadsKind;
   /** Where those first reads are read (the run store; PostgreSQL: in one statement). */
   runs: Pick<RunStore, 'firstReads'>;
+  /**
+   * How a held thread's checkpoint writes, made in order, are written to `store` (PostgreSQL:
+   * with the events of the runs here waiting to be appended, PgRunEventLog.writeCarrying);
+   * absent: `store.write`.
+   */
+  orderedWrite?: (ops: WriteOp[]) => Promise<void>;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
   /** When an idle worker is ended to give its memory back (runtime/idle/workerRetirement.ts's default when absent; null: never). */
@@ -814,7 +820,7 @@ export class RunWorkerPool {
       first.order === undefined
         ? make()
         : isOrderedWrite(first) && store
-          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => store.write(batch.flat()), fitsOneWrite)
+          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => this.writeOrdered(store, batch.flat()), fitsOneWrite)
           : slot.ordered.run(first.order, make);
     for (const message of group) {
       const answered = made.then(
@@ -827,6 +833,15 @@ export class RunWorkerPool {
         void answered.finally(() => t.calls.delete(answered));
       }
     }
+  }
+
+  /** A held thread's checkpoint writes, made in order (see `orderedWrite`); a warm-up's go to its own store as they are. */
+  private writeOrdered(store: Store, ops: WriteOp[]): Promise<void> {
+    const { orderedWrite } = this.options;
+    if (!orderedWrite || store !== this.options.store) return store.write(ops);
+    // made once the worker's message in hand is handled: the events it posted after these writes
+    // (a step's `values` follows its checkpoint's put) are published by then, and go with them
+    return Promise.resolve().then(() => orderedWrite(ops));
   }
 
   /** A log line of a worker, or a call of no run it holds: which of its runs made it is not known, so each counts as progressing. */

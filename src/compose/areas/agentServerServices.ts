@@ -135,6 +135,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           // the first reads of a run of a graph the main thread knows go with the run
           kindOf,
           runs: deps.runBackend.runs,
+          orderedWrite: deps.runBackend.orderedWrite,
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;

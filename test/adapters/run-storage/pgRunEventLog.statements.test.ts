@@ -205,6 +205,109 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     );
   });
 
+  /** A log of its own (the runs another test left in `written` would be carried too), with a short window. */
+  const ownLog = async (batchWindowMs = 20) => {
+    const log = new PgRunEventLog(store, writer, () => {}, { batchWindowMs, writeAttempts: 2, retryMs: 1 });
+    (log as unknown as { lastCleanup: number }).lastCleanup = Date.now();
+    return log;
+  };
+  const eventsOf = async (runId: string) => {
+    const events: RunEvent[] = [];
+    for await (const event of elsewhere.join(runId)) events.push(event);
+    return events.map((e) => [e.id, e.event]);
+  };
+
+  it("carries the events every run here has waiting in its window with a checkpoint write: one statement, each run's readers elsewhere woken, nothing left for the window", async () => {
+    const log = await ownLog();
+    for (const runId of ['r30', 'r31']) {
+      await log.open(runId, 'owner-1');
+      await log.begin(runId, () => assert.fail('no batch may be lost'), 1);
+    }
+    log.publish('r30', 'metadata', { run_id: 'r30', attempt: 1 });
+    log.publish('r31', 'metadata', { run_id: 'r31', attempt: 1 });
+    log.publish('r31', 'values', { step: 1 });
+    const put = { collection: 'checkpoint_writes', id: 'cw-30', value: { thread_id: 't30', cp_key: 'k' } };
+    const carrying = await statementsOf(
+      () => log.writeCarrying([put]),
+      Promise.all([within(hear(EVENTS_CHANNEL, 'r30'), 'the wake-up for r30'), within(hear(EVENTS_CHANNEL, 'r31'), 'the wake-up for r31')]),
+    );
+    assert.equal(carrying.length, 1, carrying.join('\n'));
+    assert.deepEqual(await store.collection('checkpoint_writes').get('cw-30'), put.value);
+    // the windows were closed: nothing more is sent for these events
+    assert.deepEqual(await statementsOf(() => new Promise((resolve) => setTimeout(resolve, 60))), []);
+    // an executed run's last events wait for its end, which writes them anyway
+    log.publish('r31', 'values', { step: 2 });
+    log.executed('r31');
+    const alone = await statementsOf(() => log.writeCarrying([{ ...put, id: 'cw-31' }]));
+    assert.equal(alone.length, 1);
+    assert.doesNotMatch(alone[0], /agentplane_run_events/, 'nothing carried for an executed run');
+    for (const runId of ['r30', 'r31']) await log.end(runId);
+    assert.deepEqual(await eventsOf('r30'), [
+      ['0', 'metadata'],
+      ['1', 'end'],
+    ]);
+    assert.deepEqual(await eventsOf('r31'), [
+      ['0', 'metadata'],
+      ['1', 'values'],
+      ['2', 'values'],
+      ['3', 'end'],
+    ]);
+  });
+
+  it('carries none of the events of a run whose append is still being made: they wait for it, in order', async () => {
+    const log = await ownLog();
+    await log.open('r32', 'owner-1');
+    await log.begin('r32', () => assert.fail('no batch may be lost'), 1);
+    // the run's first append is held on its way to the database
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const query = store.query.bind(store);
+    let appending!: () => void;
+    const appendSent = new Promise<void>((resolve) => (appending = resolve));
+    const slowStore = Object.create(store) as PgStore;
+    slowStore.query = (async (sql: string, params: unknown[], prepared?: string | true) => {
+      if (sql.includes('WITH appended')) {
+        appending();
+        await held;
+      }
+      return query(sql, params, prepared);
+    }) as PgStore['query'];
+    (log as unknown as { store: PgStore }).store = slowStore;
+    log.publish('r32', 'metadata', { run_id: 'r32', attempt: 1 });
+    await within(appendSent, 'the first append');
+    log.publish('r32', 'values', { step: 1 });
+    const writing = await statementsOf(() => log.writeCarrying([{ collection: 'checkpoint_writes', id: 'cw-32', value: { thread_id: 't32', cp_key: 'k' } }]));
+    assert.equal(writing.length, 1);
+    assert.doesNotMatch(writing[0], /agentplane_run_events/, 'the second event waits behind the first');
+    letGo();
+    await log.end('r32');
+    assert.deepEqual(await eventsOf('r32'), [
+      ['0', 'metadata'],
+      ['1', 'values'],
+      ['2', 'end'],
+    ]);
+  });
+
+  it('appends the events it took on their own when the write carrying them fails, and the write fails', async () => {
+    const log = await ownLog();
+    await log.open('r33', 'owner-1');
+    await log.begin('r33', () => assert.fail('no batch may be lost'), 1);
+    log.publish('r33', 'metadata', { run_id: 'r33', attempt: 1 });
+    const failing = Object.create(store) as PgStore;
+    failing.writeWith = () => Promise.reject(new Error('disk full'));
+    (log as unknown as { store: PgStore }).store = failing;
+    const appended = within(hear(EVENTS_CHANNEL, 'r33'), 'the append of the events taken');
+    await assert.rejects(log.writeCarrying([{ collection: 'checkpoint_writes', id: 'cw-33', value: { thread_id: 't33', cp_key: 'k' } }]), /disk full/);
+    (log as unknown as { store: PgStore }).store = store;
+    await appended;
+    await log.end('r33');
+    assert.deepEqual(await eventsOf('r33'), [
+      ['0', 'metadata'],
+      ['1', 'end'],
+    ]);
+    assert.equal(await store.collection('checkpoint_writes').get('cw-33'), undefined);
+  });
+
   it('gives a reader who comes once a run has ended here every event of it, as stored, not the compacted memory log', async () => {
     await written.open('r9', 'owner-1');
     await written.begin('r9', () => assert.fail('no batch may be lost'), 1);
