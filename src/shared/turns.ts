@@ -1,18 +1,36 @@
-// Work that comes in batches takes the event loop one piece a turn, and owners take turns. Runs
+// Work that comes in batches takes the event loop one piece at a time, and owners take turns. Runs
 // started together end together: a tenant's burst of 1-s runs all ended in the same timers phase
 // a second later, and their ends (records written, threads deleted, claims released, the next
 // runs started) ran back to back, 10-35 ms with no socket read, so another tenant's request
-// waited behind all of them (issue 83: B's read p99 under A's flood). A piece that waits its turn
-// here starts in a turn of its own, after the loop has polled its sockets. Pieces are queued by
-// owner (a tenant) and the owners with pieces waiting are served in rotation, each owner's pieces
-// in the order they asked: another owner's piece waits for one of a flooding owner's, never for
-// its whole queue.
+// waited behind all of them (issue 83). A piece that waits its turn here starts after the loop
+// has polled its sockets. Pieces are queued by owner (a tenant) and the owners with pieces
+// waiting are served in rotation, each owner's pieces in the order they asked: another owner's
+// piece waits for one of a flooding owner's, never for its whole queue.
+//
+// A turn of the loop serves one piece of each owner waiting as it begins, in rotation, until the
+// turn has held the loop for TURN_SLICE_MS: one owner's pieces still take a turn each, but the
+// owners waiting together no longer each wait for the others' turns (issue 87: under the fan-out's
+// runs the bench tenant's requests and the runs' starts and ends, two owners, waited a loaded
+// turn each for one another, a new run's stream behind both).
+
+/** How long the pieces of one turn may hold the event loop before the rest wait for its next turn, in ms. */
+export const TURN_SLICE_MS = 2;
 
 /** The owners with pieces waiting, in the order they are served; each owner's pieces in order. */
 const queues = new Map<string, (() => void)[]>();
 let pumping = false;
+/** This turn's owners still to serve (those waiting as it began), and when its slice ends. */
+let turnOwners = new Set<string>();
+let sliceEnds = 0;
 
 function pump(): void {
+  turnOwners = new Set(queues.keys());
+  sliceEnds = performance.now() + TURN_SLICE_MS;
+  serve();
+}
+
+/** Serves the first owner in rotation; the next owner, if any, once the piece's microtasks have run. */
+function serve(): void {
   // a Map iterates in insertion order: the first owner is served, then goes to the back
   const first = queues.entries().next();
   if (first.done) {
@@ -23,13 +41,25 @@ function pump(): void {
   const next = pieces.shift()!;
   queues.delete(owner);
   if (pieces.length > 0) queues.set(owner, pieces);
-  // queued from inside an immediate, the next one runs in the loop's next turn, after its poll
-  if (queues.size > 0) setImmediate(pump);
-  else pumping = false;
+  turnOwners.delete(owner);
   next();
+  // the piece runs in the microtasks its resolve queued; a tick queued from a microtask runs once
+  // the microtask queue is empty, so the clock is read after the piece (up to its next real wait)
+  queueMicrotask(() => process.nextTick(afterPiece));
 }
 
-/** Resolves in a turn of the event loop of its own, after `owner`'s pieces that asked before it and one of each other owner's waiting. */
+function afterPiece(): void {
+  if (queues.size === 0) {
+    pumping = false;
+    return;
+  }
+  const owner = queues.keys().next().value!;
+  // queued from inside an immediate, the next one runs in the loop's next turn, after its poll
+  if (turnOwners.has(owner) && performance.now() < sliceEnds) serve();
+  else setImmediate(pump);
+}
+
+/** Resolves in a turn of the event loop after `owner`'s pieces that asked before it and one of each other owner's waiting; never in a turn with another of `owner`'s pieces. */
 export function ownTurn(owner = ''): Promise<void> {
   return new Promise((resolve) => {
     const pieces = queues.get(owner);

@@ -1,9 +1,10 @@
-// Pieces of work that wait their turn (shared/turns.ts) run one a turn of the event loop, and
-// owners take turns: another owner's piece waits for one of a flooding owner's, never for its
-// whole queue (issue 83: one tenant's runs ending together held another's request back).
+// Pieces of work that wait their turn (shared/turns.ts) run one of an owner's a turn of the event
+// loop, and owners take turns: another owner's piece waits for one of a flooding owner's, never
+// for its whole queue (issue 83: one tenant's runs ending together held another's request back).
+// Owners waiting together share a turn, one piece each, while the turn's slice lasts (issue 87).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ownTurn } from '../../src/shared/turns.ts';
+import { ownTurn, TURN_SLICE_MS } from '../../src/shared/turns.ts';
 import { countLoopTurns } from '../support/loopTurns.ts';
 
 test("owners take turns: another owner's piece runs after one of a flooding owner's, not after its queue", async () => {
@@ -29,4 +30,38 @@ test('a piece of an owner with nothing waiting ahead of it waits one turn only',
   await new Promise((resolve) => setImmediate(resolve));
   await piece;
   assert.equal(ran, true);
+});
+
+test("owners waiting together are served in one turn, one piece each, unless the turn's slice ran out", async () => {
+  const loop = countLoopTurns();
+  const ran: { name: string; turn: number; at: number }[] = [];
+  const piece = (owner: string, i: number) => ownTurn(owner).then(() => void ran.push({ name: `${owner}${i}`, turn: loop.turn, at: performance.now() }));
+  const pieces = [0, 1, 2].flatMap((i) => [piece('a', i), piece('b', i)]);
+  await Promise.all(pieces);
+  loop.stop();
+  assert.deepEqual(
+    ran.map((r) => r.name),
+    ['a0', 'b0', 'a1', 'b1', 'a2', 'b2'],
+  );
+  for (let i = 0; i < ran.length; i += 2) {
+    const [a, b] = [ran[i]!, ran[i + 1]!];
+    // b's piece shares a's turn; a turn of its own only when a's (the turn's slice) held the loop that long
+    if (b.at - a.at < TURN_SLICE_MS) assert.equal(b.turn, a.turn, `${a.name} in turn ${a.turn}, ${b.name} in turn ${b.turn}`);
+    // a's next piece: never in the turn of a's last
+    if (i > 0) assert.ok(a.turn > ran[i - 2]!.turn, `${ran[i - 2]!.name} and ${a.name} in turn ${a.turn}`);
+  }
+});
+
+test('a turn ends once its pieces have held the loop for its slice: the next owner waits for the next turn', async () => {
+  const loop = countLoopTurns();
+  const turns = new Map<string, number>();
+  const a = ownTurn('a').then(() => {
+    turns.set('a', loop.turn);
+    const until = performance.now() + TURN_SLICE_MS + 1;
+    while (performance.now() < until); // a piece that holds the loop past the slice
+  });
+  const b = ownTurn('b').then(() => void turns.set('b', loop.turn));
+  await Promise.all([a, b]);
+  loop.stop();
+  assert.ok(turns.get('b')! > turns.get('a')!, `a in turn ${turns.get('a')}, b in turn ${turns.get('b')}`);
 });

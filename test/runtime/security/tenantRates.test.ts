@@ -38,7 +38,8 @@ test("a tenant's refusals held together are answered one a turn of the loop; ano
   mock.timers.reset();
   await all;
   loop.stop();
-  const turns = answered.map((a) => a.turn);
+  // a tenant's each in a turn of its own; another tenant's may share one of them (turns.ts: one piece of each owner waiting a turn)
+  const turns = answered.filter((a) => a.who.startsWith('a')).map((a) => a.turn);
   assert.equal(new Set(turns).size, turns.length, `each in a turn of its own: ${answered.map((a) => `${a.who}@${a.turn}`).join(' ')}`);
   assert.ok(answered.findIndex((a) => a.who === 'b') <= 1, answered.map((a) => a.who).join(' '));
 });
