@@ -8,7 +8,12 @@
 //   graphRunners.ts): LangChain then builds a callback manager for every runnable call;
 // - `tracer`: the run tracer as the server's runs have it (its spans, the trace it hands back);
 // - `tracer without node attributes`: the same without the node spans' input and output (their
-//   JSON length and bounded text), to tell that part from the spans themselves.
+//   JSON length and bounded text), to tell that part from the spans themselves;
+// - `tracer ignoring chains`: the tracer with `ignoreChain` (no node spans; LangChain's callback
+//   managers still made for every runnable, model and tool calls still told): what node spans
+//   built from anything but chain callbacks could save at most;
+// - `tracer ignoring chains, tasks streamed`: the same with LangGraph's `tasks` stream mode added
+//   (a task's start and result, what node spans could be built from), its chunks dropped.
 // Prints each way's median CPU a run (ms) with its quartiles.
 import { randomUUID } from 'node:crypto';
 import { MemorySaver, MessagesAnnotation, StateGraph } from '@langchain/langgraph';
@@ -49,10 +54,21 @@ class TracerWithoutNodeAttributes extends RunTracer {
   }
 }
 
-type Way = 'none' | 'empty' | 'tracer' | 'tracer without node attributes';
-const WAYS: Way[] = ['none', 'empty', 'tracer', 'tracer without node attributes'];
+/** The tracer told of no chain (LangChain's manager skips it for them): no node spans, the managers still made. */
+class TracerIgnoringChains extends RunTracer {
+  override ignoreChain = true;
+}
+
+type Way = 'none' | 'empty' | 'tracer' | 'tracer without node attributes' | 'tracer ignoring chains' | 'tracer ignoring chains, tasks streamed';
+const WAYS: Way[] = ['none', 'empty', 'tracer', 'tracer without node attributes', 'tracer ignoring chains', 'tracer ignoring chains, tasks streamed'];
 const tracerOf = (way: Way, run: TracedRun) =>
-  way === 'tracer' ? new RunTracer(run) : way === 'tracer without node attributes' ? new TracerWithoutNodeAttributes(run) : undefined;
+  way === 'tracer'
+    ? new RunTracer(run)
+    : way === 'tracer without node attributes'
+      ? new TracerWithoutNodeAttributes(run)
+      : way.startsWith('tracer ignoring chains')
+        ? new TracerIgnoringChains(run)
+        : undefined;
 
 let round = 0;
 async function runs(way: Way, count: number): Promise<void> {
@@ -74,7 +90,8 @@ async function runs(way: Way, count: number): Promise<void> {
     };
     const options = {
       configurable: { thread_id: threadId, run_id: runId },
-      streamMode: ['values' as const],
+      // the node spans' data from LangGraph's own stream (its `tasks` chunks: each task's start and result)
+      streamMode: way === 'tracer ignoring chains, tasks streamed' ? ['values' as const, 'tasks' as const] : ['values' as const],
       signal: new AbortController().signal,
       ...(way === 'none' ? {} : { metadata, callbacks: tracer ? [tracer] : [] }),
     };
