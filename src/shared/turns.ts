@@ -20,11 +20,13 @@ export const TURN_SLICE_MS = 2;
 const queues = new Map<string, (() => void)[]>();
 let pumping = false;
 /** This turn's owners still to serve (those waiting as it began), and when its slice ends. */
-let turnOwners = new Set<string>();
+const turnOwners = new Set<string>();
 let sliceEnds = 0;
 
 function pump(): void {
-  turnOwners = new Set(queues.keys());
+  // refilled, not made anew: a loaded loop pumps every turn
+  turnOwners.clear();
+  for (const owner of queues.keys()) turnOwners.add(owner);
   sliceEnds = performance.now() + TURN_SLICE_MS;
   serve();
 }
