@@ -93,8 +93,22 @@ export class IdleRelease {
  * scavenge, once the process has been idle `idleMs`, once an idle spell, shrinks it to its floor
  * (1 MB on the main thread) at a cost of what survives in it (a fraction of a ms). The next busy
  * stretch grows it back to its full size at its first growth (youngGenerationGrowth.ts).
+ *
+ * V8 reads that allocation from its collections: what was allocated since the last one, over
+ * the time since. Where no collection came after the busy stretch's last (plain node, no loader
+ * thread's or timer's garbage to bring one), the rest's scavenge saw the stretch's tail spread
+ * over the idle seconds (30 MB over 6 s: 5 MB/s) and left the young generation at 32 MB
+ * (npm test's compiled child, stop 109). So one scavenge more comes `LOW_ALLOCATION_WINDOW_MS`
+ * before the rest's, and closes the busy stretch: the rest's then sees only the idle seconds.
  */
 export const IDLE_REST: IdleReleaseSettings = { idleMs: 10_000, idleShareOfACore: 0.05 };
+/** V8's window of low allocation (5 s) and a second's margin: how long before the rest the busy stretch is closed. */
+export const LOW_ALLOCATION_WINDOW_MS = 6_000;
+
+/** When the scavenge that closes the busy stretch comes: the rest's time less V8's window, a sample at least. */
+export function closingSettings(rest: IdleReleaseSettings): IdleReleaseSettings {
+  return { idleMs: Math.max(SAMPLE_MS, rest.idleMs - LOW_ALLOCATION_WINDOW_MS), idleShareOfACore: rest.idleShareOfACore };
+}
 
 /** V8's `gc`: a full collection, or with `{ type: 'minor' }` the young generation's alone (a scavenge). */
 type Gc = (options?: { type: 'minor' | 'major' }) => void;
@@ -146,6 +160,7 @@ export function startIdleCollector(
   if (!collect || !scavenge) return undefined;
   const rule = new IdleCollection(settings);
   const releasing = new IdleRelease(releaseSettings);
+  const closing = new IdleRelease(closingSettings(restSettings));
   const resting = new IdleRelease(restSettings);
   let last = process.cpuUsage();
   let at = performance.now();
@@ -156,7 +171,8 @@ export function startIdleCollector(
     const elapsed = now - at;
     at = now;
     const cpuMs = (used.user + used.system) / 1000;
-    // once a spell, idle long enough that V8 sees its allocation as low: the young generation shrinks (IDLE_REST)
+    // once a spell: the busy stretch closed, then, idle long enough that V8 sees its allocation as low, the young generation shrinks (IDLE_REST)
+    if (closing.sample(elapsed, cpuMs)) scavenge();
     if (resting.sample(elapsed, cpuMs)) scavenge();
     const released = release && releasing.sample(elapsed, cpuMs) ? release(releaseSettings.idleMs) : 0;
     if (!rule.sample(elapsed, cpuMs, v8.getHeapStatistics().used_heap_size) && released <= 0) return;

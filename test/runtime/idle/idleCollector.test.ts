@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { IDLE_RELEASE, IDLE_REST, IdleCollection, IdleRelease, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
+import { IDLE_RELEASE, IDLE_REST, IdleCollection, IdleRelease, closingSettings, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
 import { ROOT } from '../../support/server.ts';
 import { childImport } from '../../support/childImports.ts';
 
@@ -106,7 +106,8 @@ test("an idle process's young generation is shrunk once it has been idle a rest'
     // the rest's share is 1 (any sample idle): what counts as idle is IdleRelease's, tested above; here,
     // that the rest's scavenge gives the young generation back (npm test at full load failed the
     // 5% share within 20 s, not reproduced beside three busy loops)
-    const stopped = startIdleCollector(IDLE_COLLECTION, undefined, IDLE_RELEASE, { idleMs: 6000, idleShareOfACore: 1 });
+    // 8 s: the busy stretch closed at 2 s, V8's 5-s window of low allocation after it
+    const stopped = startIdleCollector(IDLE_COLLECTION, undefined, IDLE_RELEASE, { idleMs: 8000, idleShareOfACore: 1 });
     // polled, not one fixed wait: under CI's load (lint and format beside) the idle spell began
     // later than 2 s after the collector's start, and an 8-s wait ended before it (stop 110)
     const deadline = Date.now() + 20000;
@@ -121,6 +122,13 @@ test("an idle process's young generation is shrunk once it has been idle a rest'
   assert.equal(out.status, 0, out.stderr);
   const { grown, rested } = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { grown: number; rested: number };
   assert.ok(grown >= 8 * MB, `the busy stretch grew the young generation (${grown} bytes)`);
-  assert.ok(rested <= grown / 4, `idle 6 s and more: shrunk (${grown} -> ${rested} bytes)`);
+  assert.ok(rested <= grown / 4, `idle 8 s and more: shrunk (${grown} -> ${rested} bytes)`);
   assert.deepEqual(IDLE_REST, { idleMs: 10_000, idleShareOfACore: 0.05 }, 'by default 10 s: past V8’s 5-s window of low allocation');
+});
+
+test('the scavenge that closes the busy stretch comes V8’s window (and a second) before the rest’s, a sample after the spell’s start at the earliest', () => {
+  // plain node made no collection after the busy stretch's last: the rest's scavenge alone read the
+  // stretch's tail as the idle seconds' allocation, and kept the young generation grown (stop 109)
+  assert.deepEqual(closingSettings(IDLE_REST), { idleMs: 4_000, idleShareOfACore: 0.05 });
+  assert.deepEqual(closingSettings({ idleMs: 3_000, idleShareOfACore: 1 }), { idleMs: 1_000, idleShareOfACore: 1 });
 });
