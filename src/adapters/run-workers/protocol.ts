@@ -55,7 +55,23 @@ export interface NextOffer {
 /** `order`: made after the calls before it with the same order, and not after one that failed (orderedCalls.ts). */
 /** `run`: the run whose code made the call (none: the worker's own, as while loading the project). */
 /** `warmUp`: made by the executor of the warm-up's runs, answered from the warm-up's store, never the server's (runWorkerPool.ts's warmUpExecutor). */
-export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string; run?: string; warmUp: boolean };
+/**
+ * `unanswered`: an ordered write the worker does not wait for (a run that defers failures, alone on
+ * its thread): no reply is posted, whatever its outcome; the pool fails the run at its end with the
+ * first of its thread's ordered calls that failed. Replies the worker would discard were ~4.6 a run
+ * (issue 86).
+ */
+export type StoreCall = {
+  type: 'call';
+  id: number;
+  target: CallTarget;
+  method: string;
+  args: unknown[];
+  order?: string;
+  run?: string;
+  warmUp: boolean;
+  unanswered?: true;
+};
 
 export type FromWorker =
   /** `heapBytes`: its heap (committed) once the project is loaded, the size a retirement measures growth from. */

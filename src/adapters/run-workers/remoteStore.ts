@@ -6,8 +6,11 @@ import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { CallTarget } from './protocol.ts';
 
-/** `order`: calls with the same order are made by the main thread one after another (orderedCalls.ts). */
-export type Call = (target: CallTarget, method: string, args: unknown[], order?: string) => Promise<unknown>;
+/**
+ * `order`: calls with the same order are made by the main thread one after another (orderedCalls.ts).
+ * `unanswered`: the call resolves once posted and the main thread sends no answer (protocol.ts's StoreCall).
+ */
+export type Call = (target: CallTarget, method: string, args: unknown[], order?: string, unanswered?: boolean) => Promise<unknown>;
 
 /** The collection methods a worker may call (no `update`: its change function cannot cross threads). */
 export const REMOTE_COLLECTION_METHODS = new Set(['get', 'getMany', 'insert', 'put', 'delete', 'list', 'count']);
@@ -35,11 +38,16 @@ export class RemoteStore implements Store {
   constructor(
     private readonly call: Call,
     private readonly order?: string,
+    private readonly unanswered = false,
   ) {}
 
-  /** The same store, its calls made in order under `key` (a thread's checkpoint writes). */
-  ordered(key: string): RemoteStore {
-    return new RemoteStore(this.call, key);
+  /**
+   * The same store, its calls made in order under `key` (a thread's checkpoint writes);
+   * `awaited` false: its writes are posted unanswered (their outcome is the main thread's to
+   * act on: the first that fails fails the run at its end, runWorkerPool.ts).
+   */
+  ordered(key: string, awaited = true): RemoteStore {
+    return new RemoteStore(this.call, key, !awaited);
   }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -62,7 +70,7 @@ export class RemoteStore implements Store {
   }
 
   write(ops: WriteOp[]): Promise<void> {
-    return this.call('write', 'write', [ops.map(withText)], this.order) as Promise<void>;
+    return this.call('write', 'write', [ops.map(withText)], this.order, this.unanswered) as Promise<void>;
   }
 
   collectionNames(): string[] {

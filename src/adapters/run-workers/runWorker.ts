@@ -152,16 +152,22 @@ function send(message: FromWorker): void {
 /** Calls the main thread; `warmUp`: the calls of the warm-up's runs, answered from the warm-up's store (protocol.ts). */
 const callsMarked =
   (warmUp: boolean): Call =>
-  (target, method, args, order) =>
-    new Promise((resolve, reject) => {
+  (target, method, args, order, unanswered) => {
+    // the run it is of counts as progressing (the run watchdog)
+    const run = currentRun.getStore();
+    if (unanswered && order !== undefined) {
+      // handed over: the main thread makes it in order and acts on its failure (protocol.ts)
+      sendLater({ type: 'call', id: ++nextCall, target, method, args, order, run, warmUp, unanswered: true });
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
       const id = ++nextCall;
       pending.set(id, { resolve, reject });
-      // the run it is of counts as progressing (the run watchdog)
-      const run = currentRun.getStore();
       if (order === undefined) return send({ type: 'call', id, target, method, args, run, warmUp });
       // the records are the checkpointer's own, made for this write: nothing changes them while they wait
       sendLater({ type: 'call', id, target, method, args, order, run, warmUp });
     });
+  };
 const call = callsMarked(false);
 
 /**
@@ -430,7 +436,7 @@ function remoteStores(call: Call): { checkpointer: StoreCheckpointer; plain: Pla
     new CollectionCheckpoints(store),
     (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>,
     undefined,
-    (threadId) => new CollectionCheckpoints(store.ordered(threadId)),
+    (threadId, awaited) => new CollectionCheckpoints(store.ordered(threadId, awaited)),
   );
   return { checkpointer, plain: new PlainStateStore(new CollectionPlainCheckpoints(store)), memoryStore: remoteMemory(call) };
 }

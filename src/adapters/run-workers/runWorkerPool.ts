@@ -120,8 +120,6 @@ interface Task {
   lastValues?: unknown;
   resolve(output: RunOutput): void;
   reject(err: Error): void;
-  /** Store calls still being answered: the run's result waits for them. */
-  calls: Set<Promise<void>>;
   cleanup(): void;
   /** When the run last progressed (performance.now()): the watchdog's clock. */
   progressAt: number;
@@ -152,6 +150,12 @@ export interface Slot {
   retiring: boolean;
   /** The store calls it asked to be made in order, by thread (orderedCalls.ts). */
   ordered: OrderedCalls;
+  /**
+   * Its store calls still being made: a run's end waits for those in flight when it comes (a
+   * call belongs to whichever runs are in hand; one set, not one per run: ~10 runs in hand
+   * made that ~46 promise reactions a run on the main thread, issue 86).
+   */
+  calls: Set<Promise<void>>;
   /** Its heap (committed, bytes) once it was ready: a retirement measures growth from it. */
   startHeapBytes: number;
   /** What is posted to it: the answers to its calls together once a turn, anything else at once after them (replyOutbox.ts). */
@@ -444,7 +448,6 @@ export class RunWorkerPool {
         publish,
         resolve,
         reject,
-        calls: new Set(),
         progressAt: performance.now(),
         cleanup: () => {
           clearTimeout(grace);
@@ -642,6 +645,7 @@ export class RunWorkerPool {
       exclusive: false,
       retiring: false,
       ordered: new OrderedCalls(),
+      calls: new Set(),
       startHeapBytes: 0,
       awaiting: new Set(),
       outbox: new ReplyOutbox((message) => {
@@ -779,12 +783,14 @@ export class RunWorkerPool {
         task.cleanup();
         const threadId = task.run.thread_id;
         this.ended(slot, threadId, message.type === 'done' && !task.stalled && waitsForInput(message.output));
-        void Promise.allSettled([...task.calls]).then(() => {
+        void Promise.allSettled([...slot.calls]).then(() => {
           // the thread's next run orders its writes afresh, unless a run of it is still in this worker
           const alone = ![...slot.tasks.values()].some((t) => t.run.thread_id === threadId);
           // a worker does not wait for the answers to the writes it asked to be made in order
-          // (StoreCheckpointer's settledOrOrdered): the first that failed fails the run here
-          const failed = message.type === 'done' && alone ? slot.ordered.failure(threadId) : undefined;
+          // (StoreCheckpointer's settledOrOrdered), and is not answered at all for those it posted
+          // `unanswered` — also once another run of the thread came in beside it: the first that
+          // failed fails the run here, as it fails every run holding the thread in the worker
+          const failed = message.type === 'done' ? slot.ordered.failure(threadId) : undefined;
           if (alone) slot.ordered.end(threadId);
           // it failed after all: its thread does not wait for input
           if (failed) this.ended(slot, threadId, false);
@@ -811,7 +817,6 @@ export class RunWorkerPool {
       if (caller) caller.progressAt = performance.now();
       else this.progressed(slot);
     }
-    const task = [...slot.tasks.values()];
     const [first] = group;
     // a warm-up run's calls reach the warm-up's store alone, and none once the run is over
     const store = first.warmUp ? this.warmUps.get(first.run ?? '')?.store : this.options.store;
@@ -822,17 +827,24 @@ export class RunWorkerPool {
         : isOrderedWrite(first) && store
           ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => this.writeOrdered(store, batch.flat()), fitsOneWrite)
           : slot.ordered.run(first.order, make);
-    for (const message of group) {
-      const answered = made.then(
-        (value) => slot.outbox.reply({ type: 'reply', id: message.id, value }),
-        (err: unknown) => slot.outbox.reply({ type: 'reply', id: message.id, error: describeError(err) }),
-      );
-      // a run's end waits for the writes it asked for (a call belongs to whichever runs are in hand)
-      for (const t of task) {
-        t.calls.add(answered);
-        void answered.finally(() => t.calls.delete(answered));
-      }
-    }
+    // a run's end waits for the writes it asked for (see Slot's `calls`)
+    const answered: Promise<void> = group.some((message) => !message.unanswered)
+      ? made.then(
+          (value) => {
+            for (const message of group) if (!message.unanswered) slot.outbox.reply({ type: 'reply', id: message.id, value });
+          },
+          (err: unknown) => {
+            const error = describeError(err);
+            for (const message of group) if (!message.unanswered) slot.outbox.reply({ type: 'reply', id: message.id, error });
+          },
+        )
+      : // the failure is kept by the thread's ordered calls, for the run's end
+        made.then(
+          () => undefined,
+          () => undefined,
+        );
+    slot.calls.add(answered);
+    void answered.then(() => slot.calls.delete(answered));
   }
 
   /** A held thread's checkpoint writes, made in order (see `orderedWrite`); a warm-up's go to its own store as they are. */

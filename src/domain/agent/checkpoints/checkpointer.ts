@@ -83,7 +83,11 @@ interface HeldThread {
 
 /** A run's hold on its thread (StoreCheckpointer.hold). */
 export interface ThreadHold {
-  /** Every checkpoint write made while held is on the store; rejects with the first that failed. */
+  /**
+   * Every checkpoint write made while held is on the store; rejects with the first that failed.
+   * A write handed over unanswered (`awaited` false, see StoreCheckpointer's `ordered`) counts
+   * once handed over: where it is made, its failure fails the run.
+   */
   settled(): Promise<void>;
   /**
    * `settled`, except that the writes of a run that defers failures and holds the thread
@@ -166,13 +170,15 @@ export class StoreCheckpointer {
    * in the order given and none after one that failed, while the thread's run lasts (a run
    * worker's: its main thread orders them, orderedCalls.ts). A held thread's writes then go
    * through it, and a run alone on its thread that defers failures does not wait for each
-   * (see `remembering`).
+   * (see `remembering`): `awaited` false says so, and the view may then hand the write over
+   * without being told its outcome (a run worker's: no answer crosses back; its main thread
+   * fails the run at its end with the first write that failed, runWorkerPool.ts).
    */
   constructor(
     private readonly checkpoints: CheckpointsRepository,
     newest?: NewestCheckpoint,
     private readonly keptTextLimit = ENDED_TEXT_LIMIT,
-    private readonly ordered?: (threadId: string) => CheckpointsRepository,
+    private readonly ordered?: (threadId: string, awaited: boolean) => CheckpointsRepository,
   ) {
     this.newestOf = newest ?? ((threadNs) => checkpoints.newest(threadNs));
   }
@@ -618,7 +624,8 @@ export class StoreCheckpointer {
     // a write of the run holding the thread alone failed: the run ends with that failure
     // (settled) and writes nothing more, as LangGraph makes no put after a failed one
     if (holders.length === 1 && holders[0].failure) return;
-    const via = held && this.ordered ? this.ordered(threadId) : this.checkpoints;
+    const awaited = !(holders.length === 1 && holders[0].deferFailures);
+    const via = held && this.ordered ? this.ordered(threadId, awaited) : this.checkpoints;
     let made: Promise<unknown>;
     try {
       made = write(via);
@@ -643,7 +650,7 @@ export class StoreCheckpointer {
         if (!holders.some((h) => h.deferFailures)) throw error;
       },
     );
-    if (via !== this.checkpoints && holders.length === 1 && holders[0].deferFailures) return;
+    if (via !== this.checkpoints && !awaited) return;
     await outcome;
   }
 
