@@ -121,6 +121,8 @@ interface Task {
   resolve(output: RunOutput): void;
   reject(err: Error): void;
   cleanup(): void;
+  /** The number its worker's first call after it was in hand takes (Slot's `calls`): its end waits for those still being made from there. */
+  firstCall: number;
   /** When the run last progressed (performance.now()): the watchdog's clock. */
   progressAt: number;
   /** Why the watchdog stopped it: how it ends, however it ends. */
@@ -151,11 +153,13 @@ export interface Slot {
   /** The store calls it asked to be made in order, by thread (orderedCalls.ts). */
   ordered: OrderedCalls;
   /**
-   * Its store calls still being made: a run's end waits for those in flight when it comes (a
-   * call belongs to whichever runs are in hand; one set, not one per run: ~10 runs in hand
-   * made that ~46 promise reactions a run on the main thread, issue 86).
+   * Its store calls still being made, each with its number (counted in `callsMade`): a run's
+   * end waits for those made since it was in hand (a call belongs to whichever runs are in
+   * hand). One map, not a set in each run: at ~10 runs in hand that was ~46 promise reactions
+   * a run on the main thread (issue 86).
    */
-  calls: Set<Promise<void>>;
+  calls: Map<Promise<void>, number>;
+  callsMade: number;
   /** Its heap (committed, bytes) once it was ready: a retirement measures growth from it. */
   startHeapBytes: number;
   /** What is posted to it: the answers to its calls together once a turn, anything else at once after them (replyOutbox.ts). */
@@ -448,6 +452,7 @@ export class RunWorkerPool {
         publish,
         resolve,
         reject,
+        firstCall: slot.callsMade + 1,
         progressAt: performance.now(),
         cleanup: () => {
           clearTimeout(grace);
@@ -645,7 +650,8 @@ export class RunWorkerPool {
       exclusive: false,
       retiring: false,
       ordered: new OrderedCalls(),
-      calls: new Set(),
+      calls: new Map(),
+      callsMade: 0,
       startHeapBytes: 0,
       awaiting: new Set(),
       outbox: new ReplyOutbox((message) => {
@@ -783,7 +789,9 @@ export class RunWorkerPool {
         task.cleanup();
         const threadId = task.run.thread_id;
         this.ended(slot, threadId, message.type === 'done' && !task.stalled && waitsForInput(message.output));
-        void Promise.allSettled([...slot.calls]).then(() => {
+        const calls: Promise<void>[] = [];
+        for (const [call, n] of slot.calls) if (n >= task.firstCall) calls.push(call);
+        void Promise.allSettled(calls).then(() => {
           // the thread's next run orders its writes afresh, unless a run of it is still in this worker
           const alone = ![...slot.tasks.values()].some((t) => t.run.thread_id === threadId);
           // a worker does not wait for the answers to the writes it asked to be made in order
@@ -843,7 +851,7 @@ export class RunWorkerPool {
           () => undefined,
           () => undefined,
         );
-    slot.calls.add(answered);
+    slot.calls.set(answered, ++slot.callsMade);
     void answered.then(() => slot.calls.delete(answered));
   }
 
