@@ -852,7 +852,8 @@ export class RunWorkerPool {
           () => undefined,
         );
     slot.calls.set(answered, ++slot.callsMade);
-    void answered.then(() => slot.calls.delete(answered));
+    const settled = () => void slot.calls.delete(answered);
+    void answered.then(settled, settled);
   }
 
   /** A held thread's checkpoint writes, made in order (see `orderedWrite`); a warm-up's go to its own store as they are. */
