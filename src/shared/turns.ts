@@ -16,17 +16,28 @@
 /** How long the pieces of one turn may hold the event loop before the rest wait for its next turn, in ms. */
 export const TURN_SLICE_MS = 2;
 
+/** How long an owner's light pieces may follow one another in one turn, from its first piece of the turn, in ms. */
+export const LIGHT_SLICE_MS = 0.5;
+
+interface Piece {
+  readonly resolve: () => void;
+  readonly light: boolean;
+}
+
 /** The owners with pieces waiting, in the order they are served; each owner's pieces in order. */
-const queues = new Map<string, (() => void)[]>();
+const queues = new Map<string, Piece[]>();
 let pumping = false;
 /** This turn's owners still to serve (those waiting as it began), and when its slice ends. */
 const turnOwners = new Set<string>();
 let sliceEnds = 0;
+/** When each owner served in this turn had its first piece of the turn begun. */
+const servedSince = new Map<string, number>();
 
 function pump(): void {
   // refilled, not made anew: a loaded loop pumps every turn
   turnOwners.clear();
   for (const owner of queues.keys()) turnOwners.add(owner);
+  servedSince.clear();
   sliceEnds = performance.now() + TURN_SLICE_MS;
   serve();
 }
@@ -44,7 +55,8 @@ function serve(): void {
   queues.delete(owner);
   if (pieces.length > 0) queues.set(owner, pieces);
   turnOwners.delete(owner);
-  next();
+  if (!servedSince.has(owner)) servedSince.set(owner, performance.now());
+  next.resolve();
   // the piece runs in the microtasks its resolve queued; a tick queued from a microtask runs once
   // the microtask queue is empty, so the clock is read after the piece (up to its next real wait)
   queueMicrotask(() => process.nextTick(afterPiece));
@@ -55,18 +67,30 @@ function afterPiece(): void {
     pumping = false;
     return;
   }
-  const owner = queues.keys().next().value!;
+  const [owner, pieces] = queues.entries().next().value!;
+  const now = performance.now();
   // queued from inside an immediate, the next one runs in the loop's next turn, after its poll
-  if (turnOwners.has(owner) && performance.now() < sliceEnds) serve();
+  if (now < sliceEnds && (turnOwners.has(owner) || followsInTurn(owner, pieces[0]!, now))) serve();
   else setImmediate(pump);
 }
 
-/** Resolves in a turn of the event loop after `owner`'s pieces that asked before it and one of each other owner's waiting; never in a turn with another of `owner`'s pieces. */
-export function ownTurn(owner = ''): Promise<void> {
+/** Whether `piece` may follow its owner's last in this turn: it is light, and the owner's pieces of the turn are young. */
+function followsInTurn(owner: string, piece: Piece, now: number): boolean {
+  const since = servedSince.get(owner);
+  return piece.light && since !== undefined && now - since < LIGHT_SLICE_MS;
+}
+
+/**
+ * Resolves in a turn of the event loop after `owner`'s pieces that asked before it and one of
+ * each other owner's waiting; never in a turn with another of `owner`'s pieces, unless `light`
+ * and the owner's pieces of that turn began under LIGHT_SLICE_MS ago.
+ */
+export function ownTurn(owner = '', light = false): Promise<void> {
   return new Promise((resolve) => {
+    const piece: Piece = { resolve, light };
     const pieces = queues.get(owner);
-    if (pieces) pieces.push(resolve);
-    else queues.set(owner, [resolve]);
+    if (pieces) pieces.push(piece);
+    else queues.set(owner, [piece]);
     if (!pumping) {
       pumping = true;
       setImmediate(pump);

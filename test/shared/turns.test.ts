@@ -2,9 +2,11 @@
 // loop, and owners take turns: another owner's piece waits for one of a flooding owner's, never
 // for its whole queue (issue 83: one tenant's runs ending together held another's request back).
 // Owners waiting together share a turn, one piece each, while the turn's slice lasts (issue 87).
+// An owner's light pieces follow one another in a turn while its pieces of the turn are young
+// (issue 86: a turn of the loop for each request cost more than the request).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ownTurn, TURN_SLICE_MS } from '../../src/shared/turns.ts';
+import { LIGHT_SLICE_MS, ownTurn, TURN_SLICE_MS } from '../../src/shared/turns.ts';
 import { countLoopTurns } from '../support/loopTurns.ts';
 
 test("owners take turns: another owner's piece runs after one of a flooding owner's, not after its queue", async () => {
@@ -64,4 +66,36 @@ test('a turn ends once its pieces have held the loop for its slice: the next own
   await Promise.all([a, b]);
   loop.stop();
   assert.ok(turns.get('b')! > turns.get('a')!, `a in turn ${turns.get('a')}, b in turn ${turns.get('b')}`);
+});
+
+test("an owner's light pieces share a turn while its pieces of the turn began under the light slice ago", async () => {
+  const loop = countLoopTurns();
+  const turns: number[] = [];
+  await Promise.all(Array.from({ length: 6 }, () => ownTurn('a', true).then(() => void turns.push(loop.turn))));
+  loop.stop();
+  // a turn each made six; a process descheduled past the light slice may split them once
+  assert.ok(new Set(turns).size <= 2, `turns ${turns.join(', ')}`);
+});
+
+test("a light piece that holds the loop past the light slice ends its owner's pieces of the turn; another owner still comes between", async () => {
+  const loop = countLoopTurns();
+  const ran: { name: string; turn: number }[] = [];
+  const pieces = Array.from({ length: 3 }, (_, i) =>
+    ownTurn('a', true).then(() => {
+      ran.push({ name: `a${i}`, turn: loop.turn });
+      if (i === 0) {
+        const until = performance.now() + LIGHT_SLICE_MS + 0.2;
+        while (performance.now() < until);
+      }
+    }),
+  );
+  pieces.push(ownTurn('b', true).then(() => void ran.push({ name: 'b0', turn: loop.turn })));
+  await Promise.all(pieces);
+  loop.stop();
+  assert.deepEqual(
+    ran.map((r) => r.name),
+    ['a0', 'b0', 'a1', 'a2'],
+  );
+  const turnOf = (name: string) => ran.find((r) => r.name === name)!.turn;
+  assert.ok(turnOf('a1') > turnOf('a0'), `a0 in turn ${turnOf('a0')}, a1 in turn ${turnOf('a1')}`);
 });

@@ -7,7 +7,13 @@
 // a tenant sending one request at a time never waits. The turns are the tenant's own
 // (shared/turns.ts serves owners in rotation): another tenant's piece that waits a turn (its
 // run's start or end, its own requests past two) waits for one of this tenant's, not its queue.
+// A request is a light piece: the tenant's next follows it in the same turn while the tenant's
+// requests of that turn began under LIGHT_SLICE_MS ago (a turn of its own for each cost more
+// than the request at ten connections, issue 86).
 import { ownTurn } from '../../../shared/turns.ts';
+
+/** A request's turn: a light piece of its tenant's. */
+const requestTurn: TurnScheduler = (owner) => ownTurn(owner, true);
 
 /** Requests of one tenant handled at once before the next waits its own turn. */
 const AT_ONCE = 2;
@@ -21,7 +27,7 @@ export type TurnScheduler = (owner: string) => Promise<void>;
 export class TenantTurns {
   private readonly busy = new Map<string, number>();
 
-  constructor(private readonly turn: TurnScheduler = ownTurn) {}
+  constructor(private readonly turn: TurnScheduler = requestTurn) {}
 
   /**
    * Enters a request of `tenant`: at once (the function that ends it) when fewer than AT_ONCE of
