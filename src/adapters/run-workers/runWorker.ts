@@ -17,7 +17,7 @@ import { graphExecutor, loadRunModules } from '../../domain/agent/graphs/graphRu
 import { warmRunPath, warmUpGraphRegistry } from './warmRunPath.ts';
 import { fullCollection, youngCollection } from '../../runtime/idle/idleCollector.ts';
 import { WarmUpCollections } from './warmUpCollections.ts';
-import { IdleScavenge, youngBytesUsed } from './idleScavenge.ts';
+import { IdleScavenge, youngBytesRoom, youngBytesUsed } from './idleScavenge.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -278,7 +278,7 @@ async function main(): Promise<void> {
   // run meets a scavenge before its first token (idleScavenge.ts); the warm-up's runs keep the
   // collections above alone, so what the first run finds is theirs
   const scavenge = youngCollection();
-  const idleScavenge = scavenge && new IdleScavenge({ used: youngBytesUsed, collect: scavenge }, () => running.size === 0);
+  const idleScavenge = scavenge && new IdleScavenge({ used: youngBytesUsed, room: youngBytesRoom, collect: scavenge }, () => running.size === 0);
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
   const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();
@@ -307,6 +307,7 @@ async function main(): Promise<void> {
 
   const start = (run: RunRecord, known: KnownReads | undefined, ahead: boolean, executor = execute, ended = () => idleScavenge?.runEnded()): void => {
     const controller = new AbortController();
+    idleScavenge?.runStarted(running.size === 0);
     running.set(run.run_id, controller);
     if (ahead) held.set(run.run_id, []);
     // the state at the end of a run is usually its last `values` event: posted once (a

@@ -1,13 +1,15 @@
 // When a run worker empties its young generation between runs (issue 89): once it goes idle
 // after a run with the young generation above the threshold, never while a run is in it or
-// arrives first, and not for a young generation that holds little.
+// arrives first, and not for a young generation that holds little, nor for one with room left
+// for the next run (session 26: a scavenge after every back-to-back run cost ~1 ms each).
 import { afterEach, beforeEach, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IDLE_SCAVENGE, IdleScavenge } from '../../../src/adapters/run-workers/idleScavenge.ts';
 
-const SETTINGS = { youngBytes: 1_000_000, afterMs: 1, restMs: 10_000 };
+const SETTINGS = { youngBytes: 1_000_000, roomRuns: 1.5, afterMs: 1, restMs: 10_000 };
 let scavenges: number;
 let youngBytes: number;
+let youngRoom: number;
 let runsInWorker: number;
 let idleScavenge: IdleScavenge;
 
@@ -15,8 +17,9 @@ beforeEach(() => {
   mock.timers.enable({ apis: ['setTimeout'] });
   scavenges = 0;
   youngBytes = 0;
+  youngRoom = 0;
   runsInWorker = 0;
-  idleScavenge = new IdleScavenge({ used: () => youngBytes, collect: () => scavenges++ }, () => runsInWorker === 0, SETTINGS);
+  idleScavenge = new IdleScavenge({ used: () => youngBytes, room: () => youngRoom, collect: () => scavenges++ }, () => runsInWorker === 0, SETTINGS);
 });
 afterEach(() => mock.timers.reset());
 
@@ -46,6 +49,52 @@ test('no scavenge while a run is in the worker, or when one arrived before the c
   runsInWorker = 1;
   mock.timers.tick(SETTINGS.afterMs);
   assert.equal(scavenges, 0, 'the run that arrived is not delayed by a collection');
+});
+
+test('a young generation with room for one and a half of the last run is left alone; with less, emptied', () => {
+  const scavengesAfter = (startUsed: number, endUsed: number, room: number) => {
+    const before = scavenges;
+    youngBytes = startUsed;
+    idleScavenge.runStarted(true);
+    youngBytes = endUsed;
+    youngRoom = room;
+    idleScavenge.runEnded();
+    mock.timers.tick(SETTINGS.afterMs);
+    return scavenges - before;
+  };
+  // a run alone in the worker: what it allocated is known
+  assert.equal(scavengesAfter(2_000_000, 3_500_000, 10_000_000), 0, 'the first allocates 1.5 MB, with room for 6');
+  assert.equal(scavengesAfter(3_500_000, 5_000_000, 2_000_000), 1, 'room for 2 MB: under 1.5 x 1.5 MB');
+  assert.equal(scavengesAfter(500_000, 2_000_000, 6_000_000), 0, 'room for 6 MB: the next run fits');
+  // a scavenge inside the run (it holds less at its end): what it allocated is not known, emptied
+  assert.equal(scavengesAfter(5_000_000, 2_000_000, 6_000_000), 1);
+  // a run that was not alone in the worker: its allocation is not its own, emptied
+  youngBytes = 1_500_000;
+  idleScavenge.runStarted(false);
+  youngBytes = 2_000_000;
+  youngRoom = 6_000_000;
+  idleScavenge.runEnded();
+  mock.timers.tick(SETTINGS.afterMs);
+  assert.equal(scavenges, 3);
+});
+
+test('a run that allocated more than the others keeps the room for a run like it for the next few', () => {
+  const run = (allocates: number, room: number) => {
+    const before = scavenges;
+    youngBytes = 2_000_000;
+    idleScavenge.runStarted(true);
+    youngBytes += allocates;
+    youngRoom = room;
+    idleScavenge.runEnded();
+    mock.timers.tick(SETTINGS.afterMs);
+    return scavenges - before;
+  };
+  assert.equal(run(3_000_000, 8_000_000), 0);
+  // 1 MB now, but the 3 MB run before counts for 2.7 MB: room for 4 MB is under 1.5 x 2.7
+  assert.equal(run(1_000_000, 4_000_000), 1);
+  // faded over the runs after it: room for 4 MB does
+  for (let i = 0; i < 6; i++) run(1_000_000, 8_000_000);
+  assert.equal(run(1_000_000, 4_000_000), 0);
 });
 
 test('a young generation under the threshold is left alone', () => {
