@@ -6,7 +6,9 @@
 // (replicas.ts: 400 runs over 20 threads, enqueue): the plain echo with run workers off, or
 // with --langgraph the LangGraph echo with the default workers, on a fresh database of the
 // statement-counting cluster (pgCount.ts), after one untimed round. The embedded store is not
-// measured here (pgCeilingPhase.ts reads the ratio): this tells what to cut.
+// measured here (pgCeilingPhase.ts reads the ratio): this tells what to cut. Per statement, its WAL
+// bytes and full-page images (FPI: a checkpoint's first touch of a page) a run; the rows' stored
+// sizes; PG_RUN_COST_SQL=<file> writes the costly statements' full texts there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -108,17 +110,30 @@ try {
         `${(((after.walBytes - before!.walBytes) / REPLICA_RUNS) | 0).toLocaleString('en')} WAL bytes, ${per(after.walFsyncs - before!.walFsyncs)} WAL flushes, ${figure.statementsPerRun} statements`,
     );
     const costly = await withAdmin(url, (c) =>
-      c.query<{ calls: string; ms: number; wal: string; blocks: string; query: string }>(
-        `SELECT calls, total_exec_time + total_plan_time AS ms, wal_bytes AS wal, shared_blks_hit + shared_blks_read AS blocks,
+      c.query<{ calls: string; ms: number; wal: string; fpi: string; blocks: string; query: string }>(
+        `SELECT calls, total_exec_time + total_plan_time AS ms, wal_bytes AS wal, wal_fpi AS fpi, shared_blks_hit + shared_blks_read AS blocks,
                 regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'
           ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
       ),
     );
+    // what each row a run writes weighs as stored (after compression) and as text: the end's WAL is mostly these rows rewritten
+    const sizes = await withAdmin(url, (c) =>
+      c.query<{ t: string; stored: number | null; text: number | null }>(
+        ['threads', 'runs', 'plain_checkpoints', 'plain_heads']
+          .map((t) => `SELECT '${t}' AS t, avg(pg_column_size(doc))::float8 AS stored, avg(octet_length(doc::text))::float8 AS text FROM agentplane_${t}`)
+          .join(' UNION ALL '),
+      ),
+    );
+    console.log(
+      `    rows' docs, bytes stored / as text: ${sizes.rows.map((r) => `${r.t} ${Math.round(r.stored ?? 0)} / ${Math.round(r.text ?? 0)}`).join(', ')}`,
+    );
+    // the full texts of the costly statements (the lines below cut them at 150 characters)
+    if (process.env.PG_RUN_COST_SQL) fs.writeFileSync(process.env.PG_RUN_COST_SQL, costly.rows.map((q) => q.query).join('\n\n'));
     for (const q of costly.rows)
       console.log(
         `    ${((q.ms / REPLICA_RUNS) * 1000).toFixed(0).padStart(5)} µs/run  ${(Number(q.calls) / REPLICA_RUNS).toFixed(2)} calls/run  ` +
-          `${((Number(q.wal) / REPLICA_RUNS) | 0).toString().padStart(6)} WAL bytes/run  ${(Number(q.blocks) / REPLICA_RUNS).toFixed(0).padStart(4)} buffers/run  ${q.query.slice(0, 150)}`,
+          `${((Number(q.wal) / REPLICA_RUNS) | 0).toString().padStart(6)} WAL bytes/run ${(Number(q.fpi) / REPLICA_RUNS).toFixed(2).padStart(5)} FPI/run  ${(Number(q.blocks) / REPLICA_RUNS).toFixed(0).padStart(4)} buffers/run  ${q.query.slice(0, 150)}`,
       );
   }
 } finally {
