@@ -42,3 +42,9 @@ test('a stored schedule naming every second fires once per bound after the due t
   // a due time missed long ago: the next after now
   assert.equal(nextDue('* * * * * *', null, at, null, new Date('2026-03-01T00:00:00.000Z'), 60)?.toISOString(), '2026-03-02T10:00:08.000Z');
 });
+
+test('a schedule the runner takes but its pattern refuses is a problem in a sentence, not a throw (" :0" was a 500)', () => {
+  const problem = scheduleProblem(' :0', null);
+  assert.equal(typeof problem, 'string');
+  assert.match(problem!, /parts are required/);
+});
