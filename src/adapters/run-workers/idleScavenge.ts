@@ -20,8 +20,8 @@
 // takes it down to its floor (youngGenerationFloor.ts: room for a run's allocations twice over,
 // so the next run still meets no scavenge before its first token).
 //
-// And only when the young generation has too little room left for the next run: one and a half
-// times what the last run alone allocated, once that is known. A scavenge after every run cost
+// And only when the young generation has too little room left for the next run: `roomRuns` (2)
+// times what the last runs alone allocated (their largest, fading), once that is known. A scavenge after every run cost
 // the worker its fixed part (the roots of its heap, ~1 ms) each time: back-to-back runs on one
 // thread of the plain echo met 205-243 scavenges in 300 runs where V8 alone made ~100 (session
 // 26, --trace-gc); a young generation with room for the next run needs none yet.
@@ -83,9 +83,9 @@ export class IdleScavenge {
       return;
     }
     const used = this.young.used();
-    // less than at the start: a scavenge came inside the run, and what it allocated is not known
     // the largest of the last runs', fading by a tenth a run: one run that allocates more than the
-    // others keeps the room for a run like it for the next few
+    // others keeps the room for a run like it for the next few. Less than at the start: a
+    // scavenge came inside the run, and what it allocated is not known.
     this.runAllocates =
       this.usedAtStart !== undefined && used >= this.usedAtStart ? Math.max(used - this.usedAtStart, (this.runAllocates ?? 0) * ALLOCATION_FADES) : undefined;
     this.usedAtStart = undefined;
