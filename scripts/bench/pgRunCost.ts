@@ -8,7 +8,11 @@
 // statement-counting cluster (pgCount.ts), after one untimed round. The embedded store is not
 // measured here (pgCeilingPhase.ts reads the ratio): this tells what to cut. Per statement, its WAL
 // bytes and full-page images (FPI: a checkpoint's first touch of a page) a run; the rows' stored
-// sizes; PG_RUN_COST_SQL=<file> writes the costly statements' full texts there.
+// sizes; the round's WAL by relation and record type (pg_walinspect: which table, index or TOAST
+// table each record's first block is in). PG_RUN_COST_SQL=<file> writes the costly statements' full
+// texts there; PG_RUN_COST_NESTED=1 counts the statements inside functions too; PG_RUN_COST_EXPLAIN=<file>
+// copies every statement's plan with each node's time, buffers and WAL there (auto_explain: slow);
+// PG_RUN_COST_SETUP_SQL=<sql> runs on the migrated database before the rounds (a setting tried).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -27,6 +31,8 @@ interface Snapshot {
   walFsyncs: number;
   /** CPU of the replicas' LISTEN sessions (the backends that deliver each NOTIFY to a replica), seconds. */
   listenCpu: number;
+  /** Where the WAL is (pg_walinspect reads the round's records between two of these). */
+  lsn: string;
 }
 
 const langgraph = process.argv.includes('--langgraph');
@@ -41,10 +47,34 @@ fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'pg-run-cost-'));
 const counter = await countingPostgres();
 const url = await counter.freshDatabase();
-const postmaster = await withAdmin(url, async (c) => {
-  const dir = (await c.query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`)).rows[0].setting;
-  return Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-});
+await withAdmin(url, (c) => c.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect'));
+const dataDirectory = await withAdmin(
+  url,
+  async (c) => (await c.query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`)).rows[0].setting,
+);
+const postmaster = Number(fs.readFileSync(path.join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+// PG_RUN_COST_EXPLAIN=<file>: every statement's plan, with each node's time, buffers and WAL
+// (auto_explain), logged by the server and copied there at the end (slows every statement)
+const explainTo = process.env.PG_RUN_COST_EXPLAIN;
+// PG_RUN_COST_NESTED=1: the statements inside functions (agentplane_json_set's, …) counted too (pg_stat_statements.track = all)
+if (process.env.PG_RUN_COST_NESTED)
+  await withAdmin(url, async (c) => {
+    const db = (await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
+    await c.query(`ALTER DATABASE ${db} SET pg_stat_statements.track = 'all'`);
+  });
+if (explainTo)
+  await withAdmin(url, async (c) => {
+    const db = (await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
+    for (const [name, value] of [
+      ['session_preload_libraries', 'auto_explain'],
+      ['auto_explain.log_min_duration', '0'],
+      ['auto_explain.log_analyze', 'on'],
+      ['auto_explain.log_buffers', 'on'],
+      ['auto_explain.log_wal', 'on'],
+      ['auto_explain.log_nested_statements', 'on'],
+    ])
+      await c.query(`ALTER DATABASE ${db} SET ${name} = '${value}'`);
+  });
 
 async function snapshot(): Promise<Snapshot> {
   return withAdmin(url, async (c) => {
@@ -66,6 +96,7 @@ async function snapshot(): Promise<Snapshot> {
       walBytes: Number(wal.wal_bytes),
       walFsyncs: Number(io.fsyncs ?? 0),
       listenCpu: listening.rows.reduce((sum, r) => sum + treeCpu(r.pid), 0),
+      lsn: (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn,
     };
   });
 }
@@ -81,6 +112,8 @@ try {
         root,
       }),
     );
+  // PG_RUN_COST_SETUP_SQL=<sql>: run on the migrated database before the rounds (a storage setting tried without a migration)
+  if (process.env.PG_RUN_COST_SETUP_SQL) await withAdmin(url, (c) => c.query(process.env.PG_RUN_COST_SETUP_SQL!));
   const quiet = () => undefined;
   await measureReplicas(processes, graph, workers ?? 'default', quiet);
   for (let round = 0; round < rounds; round += 1) {
@@ -128,6 +161,27 @@ try {
     console.log(
       `    rows' docs, bytes stored / as text: ${sizes.rows.map((r) => `${r.t} ${Math.round(r.stored ?? 0)} / ${Math.round(r.text ?? 0)}`).join(', ')}`,
     );
+    // the round's WAL, by what wrote it: each record's first block's relation (a TOAST table or
+    // its index named by the table it serves), its resource manager and record type
+    const wal = await withAdmin(url, (c) =>
+      c.query<{ rel: string; kind: string; n: string; bytes: string; fpi: string }>(
+        `WITH blocks AS (SELECT start_lsn, relfilenode FROM pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false) WHERE block_id = 0),
+              records AS (SELECT r.resource_manager, r.record_type, r.record_length, r.fpi_length, b.relfilenode
+                            FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) r LEFT JOIN blocks b ON b.start_lsn = r.start_lsn),
+              named AS (SELECT k.relfilenode, coalesce(o.relname || ' (toast' || CASE WHEN k.relkind = 'i' THEN ' index' ELSE '' END || ')', k.relname) AS rel
+                          FROM pg_class k
+                          LEFT JOIN pg_index ti ON ti.indexrelid = k.oid AND k.relnamespace = 'pg_toast'::regnamespace
+                          LEFT JOIN pg_class o ON o.reltoastrelid = coalesce(ti.indrelid, CASE WHEN k.relnamespace = 'pg_toast'::regnamespace THEN k.oid END))
+         SELECT coalesce(n.rel, CASE WHEN r.relfilenode IS NULL THEN '-' ELSE r.relfilenode::text END) AS rel, r.resource_manager || ' ' || r.record_type AS kind,
+                count(*) AS n, sum(r.record_length) AS bytes, sum(r.fpi_length) AS fpi
+           FROM records r LEFT JOIN named n ON n.relfilenode = r.relfilenode
+          GROUP BY 1, 2 ORDER BY 4 DESC LIMIT 30`,
+        [before!.lsn, after.lsn],
+      ),
+    );
+    console.log('    WAL by relation and record type, a run: bytes (records)');
+    for (const w of wal.rows)
+      console.log(`    ${((Number(w.bytes) / REPLICA_RUNS) | 0).toString().padStart(6)} (${(Number(w.n) / REPLICA_RUNS).toFixed(2)})  ${w.rel}  ${w.kind}`);
     // the full texts of the costly statements (the lines below cut them at 150 characters)
     if (process.env.PG_RUN_COST_SQL) fs.writeFileSync(process.env.PG_RUN_COST_SQL, costly.rows.map((q) => q.query).join('\n\n'));
     for (const q of costly.rows)
@@ -138,6 +192,7 @@ try {
   }
 } finally {
   await Promise.all(processes.map((ap) => ap.stop()));
+  if (explainTo) fs.copyFileSync(path.join(path.dirname(dataDirectory), 'server.log'), explainTo);
   await counter.stop();
   fs.rmSync(work, { recursive: true, force: true });
 }
