@@ -10,7 +10,14 @@
 //   the others see at once (in pg_locks) when a replica is gone — its session ended. A
 //   database restart ends every replica's session at once: until each has reconnected its
 //   lock is missing, so for a while after this replica's own session came back
-//   (`livenessTrusted`) a missing lock proves nothing.
+//   (`livenessTrusted`) a missing lock proves nothing;
+// - alone: that session also holds the solo lock, exclusively while no other replica is on the
+//   database, shared by every replica otherwise. A replica alone (`alone()`) serializes in
+//   process only (no lock and unlock statements a run's creation) and the run queue sends no
+//   NOTIFY meant for other replicas. A replica coming asks it (SOLO_CHANNEL, and a waiter seen
+//   in pg_locks at the next check) and waits for its shared lock: the one alone first lets its
+//   serialized works in flight end, then shares; a replica sharing takes the lock exclusively
+//   again once the others are gone.
 // Every connection is made by pgConnections.ts (a client error never reaches the process);
 // the lease and LISTEN sessions reconnect with back-off while the database is away.
 import { randomUUID } from 'node:crypto';
@@ -26,6 +33,13 @@ const SINGLETON_SPACE = 0x61706c64;
 export const REPLICA_SPACE = 0x61707270;
 /** SQL for the second key of a replica's liveness lock, from its id in parameter $n. */
 export const replicaLivenessKey = (param: string) => `(hashtext(${param}) & 2147483647)`;
+
+/** The solo lock's namespace ('apso', second key 0): see `alone`. */
+const SOLO_SPACE = 0x6170736f;
+/** Where a replica coming asks the one alone to share the solo lock (payload: its id). */
+const SOLO_CHANNEL = 'agentplane_solo';
+/** How often a replica alone looks for one waiting for the solo lock (a request missed), and one sharing tries to be alone again. */
+const SOLO_CHECK_MS = 1_000;
 
 /** Longest wait between two attempts to re-open the LISTEN session. */
 const LISTEN_RECONNECT_MAX_MS = 2_000;
@@ -70,6 +84,16 @@ export class PgCoordination implements Coordination {
   private closed = false;
   private readonly leaseRetryMs: number;
   private readonly keepAliveMs: number;
+  /**
+   * The solo lock, held by the LISTEN session: 'solo' exclusively (no other replica on the
+   * database), 'leaving' while the works serialized alone end before it is shared, 'shared',
+   * or 'none' (no session yet, or it dropped: its locks went with it).
+   */
+  private solo: 'none' | 'solo' | 'leaving' | 'shared' = 'none';
+  /** Serialized works running without the database's lock (alone), and who waits for them to end. */
+  private worksAlone = 0;
+  private allEnded: (() => void) | null = null;
+  private soloCheck: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: PgCoordinationOptions) {
     this.lockPool = openPool(options.url, options.lockPoolSize ?? 10);
@@ -81,10 +105,15 @@ export class PgCoordination implements Coordination {
   serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
     // in process first: one database lock per key at a time from this replica, in call order
     return this.local.run(key, async () => {
+      // alone on the database: the lock in process is the only one (a replica coming waits for these works to end)
+      if (this.solo === 'solo') return this.workAlone(work);
       const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
       try {
         // named: parsed once per connection (a lock and an unlock per run created)
         await client.query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] });
+        // without the solo lock, another replica may be alone and take no database lock: it
+        // shares before this one holds the solo lock (the LISTEN session, opened or re-opened)
+        if (this.solo === 'none') await (this.listening ??= this.connectListener());
       } catch (error) {
         // a connection whose state is unsure is closed, which frees any lock it held
         client.release(true);
@@ -104,6 +133,62 @@ export class PgCoordination implements Coordination {
       if (done.status === 'rejected') throw done.reason;
       return done.value;
     });
+  }
+
+  /**
+   * Whether this replica holds the solo lock exclusively: no other replica is on the database,
+   * and none starts serving before it has shared the lock. What is sent then for other
+   * replicas alone (a NOTIFY that only wakes them) may be left out; one sent while a replica
+   * is coming is found by it at its next look, as a missed message is.
+   */
+  alone(): boolean {
+    return this.solo === 'solo';
+  }
+
+  private async workAlone<T>(work: () => Promise<T>): Promise<T> {
+    this.worksAlone += 1;
+    try {
+      return await work();
+    } finally {
+      this.worksAlone -= 1;
+      if (this.worksAlone === 0) this.allEnded?.();
+    }
+  }
+
+  /** Alone no longer: the works serialized alone end, then the solo lock is shared with the replica waiting for it. */
+  private async share(client: pg.Client): Promise<void> {
+    if (this.solo !== 'solo' || this.listener !== client) return;
+    // every new work takes the database's lock from now on
+    this.solo = 'leaving';
+    if (this.worksAlone > 0) await new Promise<void>((resolve) => (this.allEnded = resolve));
+    this.allEnded = null;
+    try {
+      // shared first (a holder goes ahead of the waiters), then the exclusive lock given up: the waiter is granted it
+      await client.query('SELECT pg_advisory_lock_shared($1, 0)', [SOLO_SPACE]);
+      await client.query('SELECT pg_advisory_unlock($1, 0)', [SOLO_SPACE]);
+      if (this.listener === client && this.solo === 'leaving') this.solo = 'shared';
+    } catch {
+      // the session dropped, and its locks with it (the drop set 'none')
+    }
+  }
+
+  /** Every SOLO_CHECK_MS: alone, whether a replica waits for the solo lock (its request missed); sharing, whether the others are gone. */
+  private async checkSolo(): Promise<void> {
+    const client = this.listener;
+    if (!client) return;
+    if (this.solo === 'solo') {
+      const { rows } = await this.notifyPool.query<{ waiting: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = 0 AND objsubid = 2
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS waiting`,
+        [SOLO_SPACE],
+      );
+      if (rows[0].waiting) await this.share(client);
+    } else if (this.solo === 'shared') {
+      const { rows } = await client.query<{ alone: boolean }>('SELECT pg_try_advisory_lock($1, 0) AS alone', [SOLO_SPACE]);
+      if (!rows[0].alone) return;
+      await client.query('SELECT pg_advisory_unlock_shared($1, 0)', [SOLO_SPACE]);
+      if (this.listener === client && this.solo === 'shared') this.solo = 'solo';
+    }
   }
 
   singleton(name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton {
@@ -200,6 +285,7 @@ export class PgCoordination implements Coordination {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.singletons].map((s) => s.stop()));
+    if (this.soloCheck) clearInterval(this.soloCheck);
     await this.listener?.end().catch(() => undefined);
     await this.lockPool.end();
     await this.notifyPool.end();
@@ -226,6 +312,13 @@ export class PgCoordination implements Coordination {
         await client.connect();
         client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));
         await client.query(`SELECT pg_advisory_lock($1, ${replicaLivenessKey('$2')})`, [REPLICA_SPACE, this.replicaId]);
+        // asked to share from now on; then the solo lock, exclusively when no other replica holds it, else shared once the one alone shares it
+        await client.query(`LISTEN ${pg.escapeIdentifier(SOLO_CHANNEL)}`);
+        const { rows } = await client.query<{ alone: boolean }>('SELECT pg_try_advisory_lock($1, 0) AS alone', [SOLO_SPACE]);
+        if (!rows[0].alone) {
+          await client.query('SELECT pg_notify($1, $2)', [SOLO_CHANNEL, this.replicaId]);
+          await client.query('SELECT pg_advisory_lock_shared($1, 0)', [SOLO_SPACE]);
+        }
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
         // closed while this connection was being opened: close() found no listener to end, so it is ended here
         if (this.closed) {
@@ -233,11 +326,15 @@ export class PgCoordination implements Coordination {
           return;
         }
         this.listener = client;
+        this.solo = rows[0].alone ? 'solo' : 'shared';
+        this.soloCheck ??= setInterval(() => void this.checkSolo().catch(() => undefined), SOLO_CHECK_MS);
+        this.soloCheck.unref();
         this.reconnectMs = 250;
         if (this.dropped) this.reopenedAt = Date.now();
         const dropped = () => {
           if (this.listener !== client) return;
           this.listener = null;
+          this.solo = 'none';
           this.dropped = true;
           if (this.closed) return;
           this.options.onError?.('the LISTEN connection to PostgreSQL dropped; reconnecting', null);
@@ -258,6 +355,10 @@ export class PgCoordination implements Coordination {
   }
 
   private deliver(channel: string, payload: string): void {
+    if (channel === SOLO_CHANNEL) {
+      if (payload !== this.replicaId && this.listener) void this.share(this.listener);
+      return;
+    }
     for (const handler of this.listeners.get(channel) ?? []) {
       try {
         handler(payload);

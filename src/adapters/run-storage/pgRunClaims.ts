@@ -186,10 +186,11 @@ export class PgRunClaims implements RunClaims {
     // with `release`, the claim goes in the same statement, behind the same fence, and the
     // other replicas are told at its commit (as release does); with `close` too, the run's
     // log ends there (its last events, `end`, its readers woken): a commit less per run
+    // (alone on the database, no other replica is there to tell: coordination.alone)
     const then: GateThen | undefined = release && {
       sql: 'DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token = $2',
       params: [claim.run.run_id, claim.token],
-      notify: [CLAIMABLE_CHANNEL, this.coordination.replicaId],
+      ...(this.coordination.alone() ? {} : { notify: [CLAIMABLE_CHANNEL, this.coordination.replicaId] as [string, string] }),
     };
     const closing = release && close ? await this.events.closing(claim.run.run_id, close) : undefined;
     const held = await this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops, then, closing?.also);
@@ -228,15 +229,21 @@ export class PgRunClaims implements RunClaims {
     // them, after this commits. The claim's row is locked against its release (KEY SHARE: a
     // run's end, fenced FOR NO KEY UPDATE, is not held up), so a release and this statement
     // cannot pass each other unseen: the release commits first (and this finds no claim, and
-    // tells them) or waits for this one (and then finds the run).
+    // tells them) or waits for this one (and then finds the run). Alone on the database
+    // (coordination.alone), there is no one to tell: the channels are null, and nothing is
+    // sent (this replica's waiters for the thread are woken here: events.queuedHere).
+    const queued = this.events.queuedChannel();
     const row = await this.store.writeWith<{ woke: boolean }>(ops, {
       // the claim's row locked before the thread's (`first`), as the end's statement does
       first: { name: 'held', cte: `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)` },
       ctes: [OPEN_LOG_WITH.cte],
-      select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
-      params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
+      select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN $4::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
+      params: [run.run_id, owner, run.thread_id, this.coordination.alone() ? null : CLAIMABLE_CHANNEL, this.coordination.replicaId, queued],
     });
-    if (row) return { woke: row.woke };
+    if (row) {
+      if (queued === null) this.events.queuedHere(run.thread_id);
+      return { woke: row.woke };
+    }
     // writes one statement cannot carry (writeWith answers null for them): the same three
     // steps one after another, every replica told (the record is the queue entry, so a
     // replica that misses the notice finds the run at its next look)

@@ -75,7 +75,7 @@ export class PgRunEventLog implements RunEventLog {
 
   constructor(
     private readonly store: PgStore,
-    coordination: PgCoordination,
+    private readonly coordination: PgCoordination,
     private readonly onError: (message: string, error: unknown) => void = () => {},
     private readonly options: PgRunEventsOptions = {},
   ) {
@@ -86,7 +86,33 @@ export class PgRunEventLog implements RunEventLog {
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
     // the log and its wake-up for readers waiting on the thread (nextRunOn) in one statement
-    await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, QUEUED_CHANNEL], true);
+    const channel = this.queuedChannel();
+    await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, channel], true);
+    if (channel === null && threadId !== undefined) this.queuedHere(threadId);
+  }
+
+  /**
+   * Where the NOTIFY that wakes a thread's waiters goes: null alone on the database
+   * (PgCoordination.alone), where no other replica waits; this replica's waiters are then woken
+   * by the writer once the run is stored (queuedHere), as its own NOTIFY would have.
+   */
+  queuedChannel(): string | null {
+    return this.coordination.alone() ? null : QUEUED_CHANNEL;
+  }
+
+  /** Wakes this replica's waiters for runs queued on the thread (nextRunOn): a run stored without a NOTIFY (queuedChannel null). */
+  queuedHere(threadId: string): void {
+    this.wake(this.threadWaiters, threadId);
+  }
+
+  /** Where the NOTIFY that wakes a run's readers goes: null alone on the database (see queuedChannel); the writer wakes them here then (eventsHere). */
+  private eventsChannel(): string | null {
+    return this.coordination.alone() ? null : EVENTS_CHANNEL;
+  }
+
+  /** This replica's readers of the runs' logs woken, after rows stored without a NOTIFY (eventsChannel null). */
+  private eventsHere(channel: string | null, runIds: string[]): void {
+    if (channel === null) for (const runId of runIds) this.wake(this.runWaiters, runId);
   }
 
   nextRunOn(threadId: string, signal?: AbortSignal): Promise<void> {
@@ -140,14 +166,16 @@ export class PgRunEventLog implements RunEventLog {
     const rows = [...(pending?.rows ?? []), ...close.events.map((e, i) => ({ n: next + i, event: e.event, data: jsonOf(e.data) }))];
     const end = next + close.events.length;
     const result = close.result === undefined ? null : JSON.stringify(close.result);
+    const channel = this.eventsChannel();
     return {
       also: [
         { sql: CLOSE_EVENTS_SQL, params: [runId, [...rows.map((r) => r.n), end], [...rows.map((r) => r.event), 'end'], [...rows.map((r) => r.data), 'null']] },
-        { sql: CLOSE_LOG_SQL, params: [runId, result], notify: [EVENTS_CHANNEL, runId] },
+        { sql: CLOSE_LOG_SQL, params: [runId, result], ...(channel === null ? {} : { notify: [channel, runId] as [string, string] }) },
       ],
       written: () => {
         pending?.rows.splice(0, waiting);
         this.closedInStore.add(runId);
+        this.eventsHere(channel, [runId]);
       },
     };
   }
@@ -229,16 +257,11 @@ export class PgRunEventLog implements RunEventLog {
     }
     try {
       const all = carried.flatMap(({ runId, rows }) => rows.map((r) => ({ runId, ...r })));
-      const params = [
-        all.map((r) => r.runId),
-        all.map((r) => r.n),
-        all.map((r) => r.event),
-        all.map((r) => r.data),
-        EVENTS_CHANNEL,
-        carried.map((c) => c.runId),
-      ];
+      const channel = this.eventsChannel();
+      const params = [all.map((r) => r.runId), all.map((r) => r.n), all.map((r) => r.event), all.map((r) => r.data), channel, carried.map((c) => c.runId)];
       stored = (await this.store.writeWith(ops, { ctes: [CARRIED_CTE], select: CARRIED_SELECT, params })) !== null;
-      if (!stored) await this.store.write(ops);
+      if (stored) this.eventsHere(channel, params[5] as string[]);
+      else await this.store.write(ops);
     } finally {
       // stored: none of these logs is being written any more, and the next statement may carry their rows at once
       if (stored) for (const { batch } of carried) batch.sending -= 1;
@@ -273,16 +296,20 @@ export class PgRunEventLog implements RunEventLog {
       // the last events, the `end` row, the log's end and the readers' wake-up: one
       // statement, the same rows again when the caller tries again (kept until it succeeds)
       const rows = pending?.rows ?? [];
+      const channel = this.eventsChannel();
       await this.store.query(
         END_SQL,
-        [runId, this.counters.get(runId), stored, EVENTS_CHANNEL, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
+        [runId, this.counters.get(runId), stored, channel, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
         true,
       );
+      this.eventsHere(channel, [runId]);
       this.forgetRun(runId);
       await this.local.end(runId);
     } else {
       // a run that never started (cancelled while pending), ended from any replica
-      await this.store.query(END_NEVER_STARTED_SQL, [runId, stored, EVENTS_CHANNEL]);
+      const channel = this.eventsChannel();
+      await this.store.query(END_NEVER_STARTED_SQL, [runId, stored, channel]);
+      this.eventsHere(channel, [runId]);
     }
     this.results.delete(runId);
   }
@@ -396,7 +423,9 @@ export class PgRunEventLog implements RunEventLog {
     const attempts = this.options.writeAttempts ?? 20;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data), EVENTS_CHANNEL], true);
+        const channel = this.eventsChannel();
+        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data), channel], true);
+        this.eventsHere(channel, [runId]);
         return;
       } catch (error) {
         // readers elsewhere wait for these rows: keep trying (the database is back soon),
@@ -458,27 +487,28 @@ export class PgRunEventLog implements RunEventLog {
 
 // Each write of a log and the NOTIFY that wakes its readers on other replicas are one
 // statement: a data-modifying WITH runs whatever the outer SELECT reads, and the NOTIFY is
-// sent when the statement commits, so no reader is woken before the rows are there.
+// sent when the statement commits, so no reader is woken before the rows are there. A null
+// channel sends none (alone on the database: the writer wakes the readers here itself).
 
 /**
  * The log of a run being stored, for the statement that stores it (PgRunClaims.enqueue): a
  * WITH that opens it and the NOTIFY that wakes its thread's waiters (nextRunOn), with the
- * parameters $1 run id, $2 owner, $3 thread id.
+ * parameters $1 run id, $2 owner, $3 thread id, $6 the channel (queuedChannel; null: none).
  */
 export const OPEN_LOG_WITH = {
   cte: `opened AS (INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1::text, $2::text, $3::text) ON CONFLICT (run_id) DO NOTHING)`,
-  notify: `pg_notify('${QUEUED_CHANNEL}', $3::text)`,
+  notify: `CASE WHEN $6::text IS NOT NULL THEN pg_notify($6, $3::text) END`,
 };
 
 /** A run's log opened, its thread's waiters (nextRunOn) woken. */
 const OPEN_SQL = `WITH opened AS (INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1::text, $2, $3::text) ON CONFLICT (run_id) DO NOTHING)
-  SELECT pg_notify($4, $3::text) WHERE $3::text IS NOT NULL`;
+  SELECT pg_notify($4, $3::text) WHERE $3::text IS NOT NULL AND $4::text IS NOT NULL`;
 
 /** A batch of events appended, in order (a row tried again is kept once). */
 const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
     SELECT $1::text, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
     ON CONFLICT DO NOTHING)
-  SELECT pg_notify($5, $1::text)`;
+  SELECT pg_notify($5, $1::text) WHERE $5::text IS NOT NULL`;
 
 /**
  * Events of several runs appended by a statement that writes other records (writeCarrying): its
@@ -488,7 +518,7 @@ const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id,
 const CARRIED_CTE = `carried AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
     SELECT run_id, n, event, data::json FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(run_id, n, event, data)
     ON CONFLICT DO NOTHING)`;
-const CARRIED_SELECT = 'SELECT pg_notify($5, run_id) FROM unnest($6::text[]) AS r(run_id)';
+const CARRIED_SELECT = 'SELECT pg_notify($5, run_id) FROM unnest($6::text[]) AS r(run_id) WHERE $5::text IS NOT NULL';
 
 /** The run's last events ($5 numbers, $6 names, $7 data), the `end` row (number $2), the log marked ended with its result. */
 const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data) VALUES ($1::text, $2, 'end', 'null'::json) ON CONFLICT DO NOTHING),
@@ -496,7 +526,7 @@ const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, eve
     SELECT $1::text, n, event, data::json FROM unnest($5::int[], $6::text[], $7::text[]) AS t(n, event, data)
     ON CONFLICT DO NOTHING),
   ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($3::json, result) WHERE run_id = $1::text)
-  SELECT pg_notify($4, $1::text)`;
+  SELECT pg_notify($4, $1::text) WHERE $4::text IS NOT NULL`;
 
 /** A run's last events and its `end` (numbers $2, names $3, data $4), written with its final end (closing). */
 const CLOSE_EVENTS_SQL = `INSERT INTO agentplane_run_events (run_id, n, event, data)
@@ -512,4 +542,4 @@ const END_NEVER_STARTED_SQL = `WITH last AS (INSERT INTO agentplane_run_events (
     SELECT $1::text, coalesce(max(n) + 1, 0), 'end', 'null'::json FROM agentplane_run_events WHERE run_id = $1::text
     ON CONFLICT DO NOTHING),
   ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1::text)
-  SELECT pg_notify($3, $1::text)`;
+  SELECT pg_notify($3, $1::text) WHERE $3::text IS NOT NULL`;

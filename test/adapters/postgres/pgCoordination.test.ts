@@ -153,7 +153,11 @@ test('notify/listen: a message reaches every replica; a dropped LISTEN connectio
     await a.notify('agentplane_test', 'run-1');
     await until('both replicas to hear it', () => seenA.includes('run-1') && seenB.includes('run-1'));
     // b's LISTEN session is cut: b hears '' (look again) once it listens again, then new messages
-    const { rows } = await admin.query("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()");
+    // the LISTEN sessions hold the replicas' liveness locks (their last statement may be the solo lock's)
+    const { rows } = await admin.query(
+      "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      [0x61707270],
+    );
     assert.equal(rows.length, 2);
     for (const row of rows) await admin.query('SELECT pg_terminate_backend($1)', [row.pid]);
     seenB.length = 0;
@@ -211,5 +215,68 @@ test('closed while its LISTEN connection is being opened, a replica leaves no se
     await until('the replica to have no session left', async () => (await sessions()) === 0, 3_000);
   } finally {
     await admin.end();
+  }
+});
+
+test('alone: a replica alone serializes in process only; one coming waits for its works to end, then both take the lock in the database', async () => {
+  const url = await freshDatabaseUrl();
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  // the serialize locks held in the database now ('apsz')
+  const heldInDatabase = async () =>
+    (
+      await admin.query(
+        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        [0x6170737a],
+      )
+    ).rows[0].n as number;
+  try {
+    await a.ready();
+    assert.equal(a.alone(), true, 'no other replica on the database');
+    assert.equal(await a.serialize('thread-1', heldInDatabase), 0, 'no lock in the database while alone');
+    // a work of a's alone is under way when b comes: b is ready only once it has ended
+    let release!: () => void;
+    let ended = false;
+    const working = a.serialize('thread-1', () => new Promise<void>((resolve) => (release = resolve))).then(() => (ended = true));
+    let bReady = false;
+    const coming = b.ready().then(() => (bReady = true));
+    await until('a to stop being alone', () => !a.alone());
+    await sleep(300);
+    assert.equal(bReady, false, 'b waits while a work of a alone is under way');
+    release();
+    await working;
+    await coming;
+    assert.ok(ended);
+    assert.equal(a.alone(), false);
+    assert.equal(b.alone(), false);
+    // both take the lock in the database now: one holder at a time across them
+    let inside = 0;
+    let most = 0;
+    const held = await Promise.all(
+      Array.from({ length: 8 }, (_, n) =>
+        [a, b][n % 2].serialize('thread-1', async () => {
+          inside += 1;
+          most = Math.max(most, inside);
+          const locks = await heldInDatabase();
+          inside -= 1;
+          return locks;
+        }),
+      ),
+    );
+    assert.equal(most, 1);
+    assert.deepEqual(
+      held,
+      Array.from({ length: 8 }, () => 1),
+      'each work held the lock in the database',
+    );
+    // b gone, a is alone again at its next check
+    await b.close();
+    await until('a to be alone again', () => a.alone(), 5_000);
+  } finally {
+    await admin.end();
+    await a.close();
+    await b.close();
   }
 });

@@ -16,6 +16,7 @@ import { pendingRun } from '../../support/runRecords.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 
 const run = pendingRun;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const started = { status: 'running' as const, updated_at: new Date().toISOString() };
 /** The one run a claim takes now (null: none). */
 const claimOne = async (claims: PgRunClaims): Promise<Claim | null> => (await claims.claim(started, 1)).claims[0] ?? null;
@@ -396,6 +397,63 @@ test("a run's end state reads its thread's record only when asked: otherwise whe
     }
   } finally {
     await a.close();
+    await store.close();
+  }
+});
+
+test('alone on the database, a run queued and a run ended send no NOTIFY to other replicas, and wake the waiters here; once another replica is there they do', async () => {
+  const url = await migratedDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  const listener = new pg.Client({ connectionString: url });
+  await listener.connect();
+  const heard: string[] = [];
+  listener.on('notification', (message) => heard.push(message.channel));
+  for (const channel of ['agentplane_runs_claimable', 'agentplane_thread_runs', 'agentplane_run_events']) await listener.query(`LISTEN ${channel}`);
+  await a.ready();
+  const events = new PgRunEventLog(store, a);
+  const claims = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events, warn: () => {} });
+  const threads = store.collection<{ thread_id: string }>('threads');
+  /** A run queued on a thread of its own while a reader waits for it there, claimed, and ended with its log; then a moment for the NOTIFYs to arrive. */
+  const oneRun = async (id: string) => {
+    const thread_id = `t-${id}`;
+    await threads.put(thread_id, { thread_id });
+    let woken = false;
+    const waiting = events.nextRunOn(thread_id).then(() => (woken = true));
+    const queued = run(id, thread_id);
+    assert.deepEqual(await claims.enqueue([{ collection: 'runs', id, value: queued }], queued, ''), { woke: true });
+    await Promise.race([waiting, sleep(10_000)]);
+    assert.ok(woken, "the thread's waiter here is woken");
+    const claim = (await claimOne(claims))!;
+    await events.begin(id, () => {}, 1);
+    events.publish(id, 'values', { n: 1 });
+    events.executed(id);
+    const ended = { ...claim.run, status: 'success' as const };
+    assert.equal(await claims.recordEnd(claim, [{ collection: 'runs', id, value: ended }], ended, { events: [], result: { n: 1 } }), true);
+    await events.end(id);
+    assert.equal(
+      await store
+        .collection<RunRecord>('runs')
+        .get(id)
+        .then((r) => r?.status),
+      'success',
+    );
+    await sleep(200);
+  };
+  try {
+    assert.equal(a.alone(), true);
+    await oneRun('r1');
+    assert.deepEqual(heard, [], 'alone: no one to tell');
+    await b.ready();
+    assert.equal(a.alone(), false);
+    await oneRun('r2');
+    // the queued run (its thread had no claim: the claimers, and the thread's waiters), and the claim given up with its log's end
+    assert.deepEqual(heard.sort(), ['agentplane_run_events', 'agentplane_runs_claimable', 'agentplane_runs_claimable', 'agentplane_thread_runs']);
+  } finally {
+    await listener.end();
+    await a.close();
+    await b.close();
     await store.close();
   }
 });
