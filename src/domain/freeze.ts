@@ -52,3 +52,27 @@ export function frozenCopy<T>(value: T): T {
   }
   return Object.freeze(copy) as T;
 }
+
+/** The JSON texts of frozen values made from them (frozenFromJson), by value. */
+const madeFrom = new WeakMap<object, string>();
+
+/**
+ * frozenCopy of the data JSON text holds, remembering the text as the copy's JSON: a store
+ * that writes the copy writes the text (jsonTextOf) instead of serialising the copy again. A
+ * run worker's values come to the main thread as their text (shared/jsonText.ts); a run's end
+ * parsed them for the thread's record, and the store serialised them back into the same text,
+ * the largest JSON.stringify of a plain run on the main thread (issue 91). Frozen, the copy
+ * cannot come to differ from its text. The copy is the parse of the text, so whatever the
+ * text's spelling (its escapes), it is that value's JSON, read back as that value.
+ */
+export function frozenFromJson(text: string): unknown {
+  const value: unknown = frozenCopy(JSON.parse(text));
+  // the shared empty object and array are everybody's copy of `{}` and `[]`: no text is theirs alone
+  if (value !== null && typeof value === 'object' && value !== EMPTY_OBJECT && value !== EMPTY_ARRAY) madeFrom.set(value, text);
+  return value;
+}
+
+/** The JSON text a frozen value was made from (frozenFromJson); undefined for any other value. */
+export function jsonTextOf(value: object): string | undefined {
+  return madeFrom.get(value);
+}

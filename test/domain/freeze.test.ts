@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { frozenCopy } from '../../src/domain/freeze.ts';
+import { frozenCopy, frozenFromJson, jsonTextOf } from '../../src/domain/freeze.ts';
 
 test('a frozen copy holds the same data, frozen all through, and shares what was frozen already', () => {
   const shared = Object.freeze({ a: 1 });
@@ -62,4 +62,17 @@ test("the store's records made by spread cost no more memory than records built 
   } finally {
     await store.close();
   }
+});
+
+test('a frozen value made from JSON text is a frozen copy of its parse, the text remembered as its JSON', () => {
+  const text = '{"messages":[{"content":"\\u0041","additional_kwargs":{}}],"n":[]}';
+  const value = frozenFromJson(text) as { messages: { content: string; additional_kwargs: object }[]; n: unknown[] };
+  assert.deepEqual(value, JSON.parse(text));
+  assert.ok(Object.isFrozen(value) && Object.isFrozen(value.messages[0]));
+  assert.equal(jsonTextOf(value), text);
+  assert.equal(value.messages[0]!.additional_kwargs, frozenCopy({}), 'empty objects are the shared one, as in any frozen copy');
+  assert.equal(jsonTextOf(value.messages[0]!.additional_kwargs), undefined, "the shared empty object is nobody's text");
+  assert.equal(jsonTextOf(frozenFromJson('{ }') as object), undefined);
+  assert.equal(jsonTextOf(frozenCopy(JSON.parse(text) as object)), undefined, 'a value not made from its text has none');
+  assert.equal(frozenFromJson('"text"'), 'text');
 });

@@ -7,6 +7,7 @@
 // same object) reuses its text, spliced in where JSON.stringify would write it, and skips its
 // walks. The journal's bytes are those JSON.stringify gives; nothing on disk changes.
 import { heapBytesOf } from './heapSize.ts';
+import { jsonTextOf } from '../../domain/freeze.ts';
 
 /** A part smaller than this is serialised again: its text would cost more to keep than to make. */
 export const KNOWN_PART_CHARS = 1024;
@@ -76,7 +77,8 @@ export function recordPieces(value: object, pieces: string[]): { written: boolea
     if (json === undefined) {
       // a field's toJSON is called with its key by JSON.stringify: the whole value is, then
       if (hasToJSON(part)) return whole();
-      json = JSON.stringify(part) as string | undefined;
+      // a frozen value made from its text (a run worker's values, freeze.ts frozenFromJson) is written as that text
+      json = (part !== null && typeof part === 'object' ? jsonTextOf(part) : undefined) ?? (JSON.stringify(part) as string | undefined);
       if (json === undefined) continue; // undefined, a function or a symbol: JSON.stringify leaves the key out
       if (json.length >= KNOWN_PART_CHARS && part !== null && typeof part === 'object') fresh.push([key, json]);
     }
@@ -107,9 +109,14 @@ export function writtenWhole(value: object): boolean {
 function noPartToKeep(value: object): boolean {
   for (const key in value) {
     const part = (value as Record<string, unknown>)[key];
-    if (part !== null && typeof part === 'object' && (known.has(part) || !writesUnder(part, KNOWN_PART_CHARS))) return false;
+    if (part !== null && typeof part === 'object' && (known.has(part) || madeLong(part) || !writesUnder(part, KNOWN_PART_CHARS))) return false;
   }
   return true;
+}
+
+/** Whether `part` was made from a JSON text long enough to keep (freeze.ts frozenFromJson): the per-part path writes that text. */
+function madeLong(part: object): boolean {
+  return (jsonTextOf(part)?.length ?? 0) >= KNOWN_PART_CHARS;
 }
 
 /** Escaped, a character of a string is written as 6 at most (\u001f, a lone surrogate's \udXXX). */

@@ -10,6 +10,7 @@ import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedde
 import { KNOWN_PART_CHARS, knownPart, recordJson, recordPieces } from '../../../src/adapters/embedded/writtenParts.ts';
 import { heapBytesOf, heapWithin, jsonTextBytes, TOO_DEEP } from '../../../src/adapters/embedded/heapSize.ts';
 import { tempDir } from '../../support/tempDirs.ts';
+import { frozenFromJson } from '../../../src/domain/freeze.ts';
 
 interface Thread {
   thread_id: string;
@@ -332,4 +333,31 @@ test("a part's heap taken with its depth is heapBytesOf's, its strings narrow or
   assert.equal(heapWithin([[1]], 2), heapBytesOf([[1]]));
   assert.equal(heapWithin([[[1]]], 2), TOO_DEEP);
   assert.equal(heapWithin({ at: new Date(0) }, 10), undefined);
+});
+
+test("a thread's values made from their JSON text (a run worker's, at a run's end) are written as that text, not serialised again", async () => {
+  // issue 91: the run's end parsed the worker's text of the values, and the store serialised the
+  // parse back into the same text. The text given here spells a character as an escape, which
+  // JSON.stringify would not: the line holds the text as it was given, and reads back the same values.
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir, cacheBytes: 1 });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    await threads.count();
+    const text = JSON.stringify(history(10)).replace('message 0 ', 'message\\u0020\u0030 ');
+    const values = frozenFromJson(text) as Thread['values'];
+    assert.equal(values.messages[0]!.content.startsWith('message 0 '), true, 'the escape is the same data');
+    const chars = await stringified(() => threads.put('t', { thread_id: 't', status: 'idle', values }));
+    assert.ok(chars < text.length, `the values were not serialised again (${chars} characters stringified)`);
+    const line = lastLine(dataDir);
+    assert.ok(line.includes(text), "the line holds the values' text as given");
+    assert.deepEqual((JSON.parse(line) as [string, string, number, Thread][])[0]![3], { thread_id: 't', status: 'idle', values });
+    assert.deepEqual(await threads.get('t'), { thread_id: 't', status: 'idle', values }, 'read back from the line');
+    await store.close();
+    const again = await openJournalStore({ dataDir, cacheBytes: 1 });
+    assert.deepEqual(await again.collection<Thread>('threads', { indexes: ['status'] }).get('t'), { thread_id: 't', status: 'idle', values });
+    await again.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
