@@ -145,6 +145,16 @@ export class PgCoordination implements Coordination {
     return this.solo === 'solo';
   }
 
+  /**
+   * A write that, alone (`alone` given true), leaves out the NOTIFY another replica's waiters
+   * would need and wakes this replica's own: it counts as a work alone, so a replica coming is
+   * ready only once it has ended, and reads what it stored instead of waiting for a notice that
+   * never comes (a thread's waiters look again only when woken).
+   */
+  writeAlone<T>(write: (alone: boolean) => Promise<T>): Promise<T> {
+    return this.solo === 'solo' ? this.workAlone(() => write(true)) : write(false);
+  }
+
   private async workAlone<T>(work: () => Promise<T>): Promise<T> {
     this.worksAlone += 1;
     try {

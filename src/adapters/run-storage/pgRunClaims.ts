@@ -231,19 +231,21 @@ export class PgRunClaims implements RunClaims {
     // cannot pass each other unseen: the release commits first (and this finds no claim, and
     // tells them) or waits for this one (and then finds the run). Alone on the database
     // (coordination.alone), there is no one to tell: the channels are null, and nothing is
-    // sent (this replica's waiters for the thread are woken here: events.queuedHere).
-    const queued = this.events.queuedChannel();
-    const row = await this.store.writeWith<{ woke: boolean }>(ops, {
-      // the claim's row locked before the thread's (`first`), as the end's statement does
-      first: { name: 'held', cte: `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)` },
-      ctes: [OPEN_LOG_WITH.cte],
-      select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN $4::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
-      params: [run.run_id, owner, run.thread_id, this.coordination.alone() ? null : CLAIMABLE_CHANNEL, this.coordination.replicaId, queued],
+    // sent (this replica's waiters for the thread are woken here: events.queuedHere); a replica
+    // coming is ready only once the statement has ended (writeAlone), so it finds the run.
+    const row = await this.coordination.writeAlone(async (alone) => {
+      const queued = this.events.queuedChannel(alone);
+      const written = await this.store.writeWith<{ woke: boolean }>(ops, {
+        // the claim's row locked before the thread's (`first`), as the end's statement does
+        first: { name: 'held', cte: `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)` },
+        ctes: [OPEN_LOG_WITH.cte],
+        select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN $4::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
+        params: [run.run_id, owner, run.thread_id, alone ? null : CLAIMABLE_CHANNEL, this.coordination.replicaId, queued],
+      });
+      if (written && queued === null) this.events.queuedHere(run.thread_id);
+      return written;
     });
-    if (row) {
-      if (queued === null) this.events.queuedHere(run.thread_id);
-      return { woke: row.woke };
-    }
+    if (row) return { woke: row.woke };
     // writes one statement cannot carry (writeWith answers null for them): the same three
     // steps one after another, every replica told (the record is the queue entry, so a
     // replica that misses the notice finds the run at its next look)

@@ -86,18 +86,20 @@ export class PgRunEventLog implements RunEventLog {
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
     // the log and its wake-up for readers waiting on the thread (nextRunOn) in one statement
-    const channel = this.queuedChannel();
-    await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, channel], true);
-    if (channel === null && threadId !== undefined) this.queuedHere(threadId);
+    await this.coordination.writeAlone(async (alone) => {
+      const channel = this.queuedChannel(alone);
+      await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, channel], true);
+      if (channel === null && threadId !== undefined) this.queuedHere(threadId);
+    });
   }
 
   /**
    * Where the NOTIFY that wakes a thread's waiters goes: null alone on the database
-   * (PgCoordination.alone), where no other replica waits; this replica's waiters are then woken
-   * by the writer once the run is stored (queuedHere), as its own NOTIFY would have.
+   * (PgCoordination.writeAlone), where no other replica waits; this replica's waiters are then
+   * woken by the writer once the run is stored (queuedHere), as its own NOTIFY would have.
    */
-  queuedChannel(): string | null {
-    return this.coordination.alone() ? null : QUEUED_CHANNEL;
+  queuedChannel(alone: boolean): string | null {
+    return alone ? null : QUEUED_CHANNEL;
   }
 
   /** Wakes this replica's waiters for runs queued on the thread (nextRunOn): a run stored without a NOTIFY (queuedChannel null). */

@@ -457,3 +457,41 @@ test('alone on the database, a run queued and a run ended send no NOTIFY to othe
     await store.close();
   }
 });
+
+test('a run queued alone whose write is under way when another replica comes: that replica is ready only once the run is stored (no NOTIFY will tell it)', async () => {
+  const url = await migratedDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  // an uncommitted row with the run's log key holds the enqueue's statement (ON CONFLICT waits for it)
+  const blocker = new pg.Client({ connectionString: url });
+  await blocker.connect();
+  await a.ready();
+  const events = new PgRunEventLog(store, a);
+  const claims = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events, warn: () => {} });
+  try {
+    assert.equal(a.alone(), true);
+    await store.collection<{ thread_id: string }>('threads').put('t-held', { thread_id: 't-held' });
+    await blocker.query('BEGIN');
+    await blocker.query("INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ('held', '', 't-held')");
+    const queued = run('held', 't-held');
+    const enqueued = claims.enqueue([{ collection: 'runs', id: 'held', value: queued }], queued, '');
+    await sleep(200);
+    let bReady = false;
+    const coming = b.ready().then(() => (bReady = true));
+    const deadline = Date.now() + 10_000;
+    while (a.alone() && Date.now() < deadline) await sleep(20);
+    assert.equal(a.alone(), false, 'a was asked to share');
+    await sleep(500);
+    assert.equal(bReady, false, "b waits while a's write alone, which sends b no NOTIFY, is under way");
+    await blocker.query('ROLLBACK');
+    await enqueued;
+    await coming;
+    assert.equal((await store.collection<RunRecord>('runs').get('held'))?.run_id, 'held', 'stored before b served');
+  } finally {
+    await blocker.end();
+    await a.close();
+    await b.close();
+    await store.close();
+  }
+});

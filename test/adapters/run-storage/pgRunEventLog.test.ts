@@ -23,7 +23,12 @@ function refusingStore(inserts: string[]): PgStore {
   return { query, transaction: async (work: (client: { query: typeof query }) => Promise<unknown>) => work({ query }) } as unknown as PgStore;
 }
 
-const coordination = { listen: () => () => {}, notify: async () => {}, alone: () => false } as unknown as PgCoordination;
+const coordination = {
+  listen: () => () => {},
+  notify: async () => {},
+  alone: () => false,
+  writeAlone: <T>(write: (alone: boolean) => Promise<T>) => write(false),
+} as unknown as PgCoordination;
 
 const within = <T>(promise: Promise<T>, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: nothing after 10 s`)), 10_000).unref())]);
