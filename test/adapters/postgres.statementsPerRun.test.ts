@@ -10,9 +10,9 @@
 // sent, by kind.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { type InProcessApp } from '../support/server.ts';
 import { areaApp } from '../support/area.ts';
+import { isByTheClock, tapStatements } from '../support/pgStatements.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 // this file is about PostgreSQL whichever backend the rest of the run uses
@@ -43,13 +43,6 @@ const MAX_PER_RUN = 5.5;
  * path too.
  */
 const MAX_PER_LANGGRAPH_RUN = 10;
-/** Statements the replica sends by the clock, whatever its runs: not a run's cost. */
-const BY_THE_CLOCK = [
-  /^SELECT 1$/,
-  /SET lease_until/,
-  /^SELECT run_id, replica, token FROM agentplane_run_claims/,
-  /pg_try_advisory_lock\(\$1, 0\)|NOT granted AND classid/,
-];
 /** A statement that closes a run's log, its last (run-storage/pgRunEventLog.ts: END_SQL, or CLOSE_LOG_SQL in its final end's write). */
 const LOG_ENDED = /UPDATE agentplane_run_logs SET ended_at = now\(\)/;
 
@@ -58,22 +51,17 @@ let sent = 0;
 let logsEnded = 0;
 const kinds = new Map<string, number>();
 let counting = false;
-const clientQuery = pg.Client.prototype.query;
-
 /** Counts what the server's connections send while `counting`, the clock's statements left out. */
 function countingQueries(): { restore: () => void } {
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text?: string };
-    const whole = (typeof first === 'string' ? first : (first?.text ?? '')).replace(/\s+/g, ' ').trim();
+  const restore = tapStatements((whole) => {
     const text = whole.slice(0, 160);
-    if (counting && !BY_THE_CLOCK.some((re) => re.test(text))) {
+    if (counting && !isByTheClock(text)) {
       sent += 1;
       if (LOG_ENDED.test(whole)) logsEnded += 1;
       kinds.set(text, (kinds.get(text) ?? 0) + 1);
     }
-    return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof clientQuery;
-  return { restore: () => (pg.Client.prototype.query = clientQuery) };
+  });
+  return { restore };
 }
 
 const json = async <T = { thread_id: string; run_id: string }>(res: Response): Promise<T> => {

@@ -5,7 +5,6 @@
 // Statements are counted client-side, at pg's Client.query, which every pool goes through.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
 import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
@@ -14,6 +13,7 @@ import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import type { RunEvent } from '../../../src/domain/agent/runs/runEvent.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 import { migratedDatabaseUrl } from '../../support/postgres.ts';
+import { isByTheClock, tapStatements } from '../../support/pgStatements.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 
 /** The channels the backends NOTIFY on (pgRunEventLog.ts, pgRunClaims.ts). */
@@ -21,13 +21,7 @@ const EVENTS_CHANNEL = 'agentplane_run_events';
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
 
 let sent: string[] | null = null;
-/**
- * Statements a replica sends by the clock, whatever its runs, left out of the count: the LISTEN
- * session's keep-alive and the solo lock's checks each SOLO_CHECK_MS (pgCoordination.ts), which
- * made a count of 1 read 3 when a check fell inside it.
- */
-const BY_THE_CLOCK = [/^SELECT 1$/, /pg_try_advisory_lock\(\$1, 0\)|pg_advisory_unlock_shared\(\$1, 0\)|NOT granted AND classid/];
-const clientQuery = pg.Client.prototype.query;
+let restoreClient: (() => void) | undefined;
 /** The statements sent while `work` runs (and until `until` settles, when given). */
 async function statementsOf(work: () => Promise<unknown>, until?: Promise<unknown>): Promise<string[]> {
   sent = [];
@@ -55,12 +49,9 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     new Promise<void>((resolve) => heard.set(channel, [...(heard.get(channel) ?? []), (p) => p === payload && resolve()]));
 
   before(async () => {
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const first = args[0] as string | { text?: string };
-      const text = typeof first === 'string' ? first : (first?.text ?? '');
-      if (!BY_THE_CLOCK.some((clock) => clock.test(text))) sent?.push(text);
-      return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof clientQuery;
+    restoreClient = tapStatements((text) => {
+      if (!isByTheClock(text)) sent?.push(text);
+    });
     const url = await migratedDatabaseUrl();
     store = await openPgStore({ url });
     writer = new PgCoordination({ url });
@@ -79,7 +70,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
   });
 
   after(async () => {
-    pg.Client.prototype.query = clientQuery;
+    restoreClient?.();
     await writer.close();
     await reader.close();
     await store.close();
