@@ -1,3 +1,5 @@
+import { arrayBytes, jsonTextBytes, numberBytes, objectBytes, stringBytes } from '../shared/heapEstimate.ts';
+
 /**
  * Freezes a value and everything inside it. The store freezes what it keeps so nobody can
  * change a record without writing it; views built from records are frozen the same way so
@@ -53,26 +55,111 @@ export function frozenCopy<T>(value: T): T {
   return Object.freeze(copy) as T;
 }
 
-/** The JSON texts of frozen values made from them (frozenFromJson), by value. */
-const madeFrom = new WeakMap<object, string>();
+/** What a frozen value made from its JSON text (frozenFromJson) was made from, and measured as in the same walk. */
+export interface MadeFromJson {
+  /** The text: the value's JSON, as a store writes it. */
+  readonly text: string;
+  /** The value's heap and its text's, estimated by shared/heapEstimate.ts' rules (what adapters/embedded/heapSize.ts' walk gives). */
+  readonly heap: number;
+  /** How many levels its objects and arrays nest (the value itself, an object, is one). */
+  readonly depth: number;
+}
+
+/** By value: the frozen values made from their JSON text (frozenFromJson). */
+const madeFrom = new WeakMap<object, MadeFromJson>();
+
+/** The heap counted so far by frozenInPlace's walk, and whether its strings are known narrow (jsonTextBytes). */
+let walkHeap = 0;
+let walkNarrow = false;
+
+/** Whether `value` (an object or array JSON.parse made) has no item: frozenCopy's shared empty one stands for it. */
+const emptyParsed = (value: object) => (Array.isArray(value) ? value.length === 0 : isEmpty(value));
 
 /**
- * frozenCopy of the data JSON text holds, remembering the text as the copy's JSON: a store
- * that writes the copy writes the text (jsonTextOf) instead of serialising the copy again. A
- * run worker's values come to the main thread as their text (shared/jsonText.ts); a run's end
- * parsed them for the thread's record, and the store serialised them back into the same text,
- * the largest JSON.stringify of a plain run on the main thread (issue 91). Frozen, the copy
- * cannot come to differ from its text. The copy is the parse of the text, so whatever the
- * text's spelling (its escapes), it is that value's JSON, read back as that value.
+ * Freezes a value JSON.parse made, in place (nobody else holds it), each empty object and array
+ * in it replaced by the shared one (as frozenCopy does); adds its estimated heap to walkHeap and
+ * returns its depth. One walk where frozenCopy's copy and the store's walk for the depth and the
+ * heap were two (issue 91).
+ */
+function frozenInPlace(value: object): number {
+  let depth = 0;
+  if (Array.isArray(value)) {
+    walkHeap += arrayBytes(value.length);
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      if (typeof item === 'string') walkHeap += stringBytes(item, walkNarrow);
+      else if (typeof item === 'number') walkHeap += numberBytes(item);
+      else if (item !== null && typeof item === 'object') {
+        if (!emptyParsed(item)) depth = Math.max(depth, frozenInPlace(item));
+        else {
+          value[i] = sharedEmpty(item);
+          depth ||= 1;
+        }
+      }
+    }
+  } else {
+    let keys = 0;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      keys += 1;
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === 'string') walkHeap += stringBytes(item, walkNarrow);
+      else if (typeof item === 'number') walkHeap += numberBytes(item);
+      else if (item !== null && typeof item === 'object') {
+        if (!emptyParsed(item)) depth = Math.max(depth, frozenInPlace(item));
+        else {
+          // an own "__proto__" (JSON.parse makes one) is a data property: `=` sets it, not the prototype
+          (value as Record<string, unknown>)[key] = sharedEmpty(item);
+          depth ||= 1;
+        }
+      }
+    }
+    walkHeap += objectBytes(keys);
+  }
+  Object.freeze(value);
+  return depth + 1;
+}
+
+/** The shared empty object or array that stands for an empty one of a parse, its heap counted as heapSize's walk counts it. */
+function sharedEmpty(value: object): object {
+  if (!Array.isArray(value)) {
+    walkHeap += objectBytes(0);
+    return EMPTY_OBJECT;
+  }
+  walkHeap += arrayBytes(0);
+  return EMPTY_ARRAY;
+}
+
+/**
+ * The data JSON text holds, frozen (as frozenCopy would give it), remembering the text as its
+ * JSON: a store that writes the value writes the text (jsonTextOf) instead of serialising it
+ * again. A run worker's values come to the main thread as their text (shared/jsonText.ts); a
+ * run's end parsed them for the thread's record, and the store serialised them back into the
+ * same text, the largest JSON.stringify of a plain run on the main thread (issue 91). Frozen, the
+ * value cannot come to differ from its text. It is the parse of the text, so whatever the text's
+ * spelling (its escapes), it is that value's JSON, read back as that value. The parse is frozen
+ * in place, not copied, and measured in the same walk (madeFromJson: its depth and its heap, which
+ * the embedded store took in a walk of its own).
  */
 export function frozenFromJson(text: string): unknown {
-  const value: unknown = frozenCopy(JSON.parse(text));
+  const parsed: unknown = JSON.parse(text);
+  if (parsed === null || typeof parsed !== 'object') return parsed;
   // the shared empty object and array are everybody's copy of `{}` and `[]`: no text is theirs alone
-  if (value !== null && typeof value === 'object' && value !== EMPTY_OBJECT && value !== EMPTY_ARRAY) madeFrom.set(value, text);
-  return value;
+  if (emptyParsed(parsed)) return Array.isArray(parsed) ? EMPTY_ARRAY : EMPTY_OBJECT;
+  const textHeap = jsonTextBytes(text);
+  walkHeap = 0;
+  walkNarrow = textHeap.narrow;
+  const depth = frozenInPlace(parsed);
+  madeFrom.set(parsed, { text, heap: walkHeap + textHeap.bytes, depth });
+  return parsed;
 }
 
 /** The JSON text a frozen value was made from (frozenFromJson); undefined for any other value. */
 export function jsonTextOf(value: object): string | undefined {
+  return madeFrom.get(value)?.text;
+}
+
+/** What a frozen value was made from and measured as (frozenFromJson); undefined for any other value. */
+export function madeFromJson(value: object): MadeFromJson | undefined {
   return madeFrom.get(value);
 }

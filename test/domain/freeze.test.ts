@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { frozenCopy, frozenFromJson, jsonTextOf } from '../../src/domain/freeze.ts';
+import { frozenCopy, frozenFromJson, jsonTextOf, madeFromJson } from '../../src/domain/freeze.ts';
 
 test('a frozen copy holds the same data, frozen all through, and shares what was frozen already', () => {
   const shared = Object.freeze({ a: 1 });
@@ -75,4 +75,27 @@ test('a frozen value made from JSON text is a frozen copy of its parse, the text
   assert.equal(jsonTextOf(frozenFromJson('{ }') as object), undefined);
   assert.equal(jsonTextOf(frozenCopy(JSON.parse(text) as object)), undefined, 'a value not made from its text has none');
   assert.equal(frozenFromJson('"text"'), 'text');
+});
+
+test('a value made from JSON text is frozen all through as frozenCopy would give it, and its depth taken in the same walk', () => {
+  // issue 91: the parse is frozen in place (nobody else holds it), not copied; the store takes its depth from here
+  const text = '{"a":[{},[],[[1,{"b":[]}]],null,"x",2.5],"__proto__":{"c":{}},"d":{"e":{"f":"g"}}}';
+  const value = frozenFromJson(text) as Record<string, unknown> & { a: unknown[]; d: { e: object } };
+  assert.deepEqual(value, frozenCopy(JSON.parse(text)));
+  assert.equal(Object.getPrototypeOf(value), Object.prototype, 'an own __proto__ is data, not the prototype');
+  assert.deepEqual(Object.getOwnPropertyDescriptor(value, '__proto__')?.value, { c: {} });
+  const frozenAll = (v: unknown): boolean => v === null || typeof v !== 'object' || (Object.isFrozen(v) && Object.values(v).every(frozenAll));
+  assert.ok(frozenAll(value));
+  assert.equal(value.a[0], frozenCopy({}), 'empty objects are the shared one');
+  assert.equal(value.a[1], frozenCopy([]), 'empty arrays are the shared one');
+  assert.equal(madeFromJson(value)?.depth, 6);
+  assert.equal(madeFromJson(value)?.text, text);
+  for (const [json, depth] of [
+    ['[1]', 1],
+    ['{"a":{}}', 2],
+    ['[[],[[[]]]]', 4],
+    ['{"a":"[[[[{"}', 1],
+  ] as const)
+    assert.equal(madeFromJson(frozenFromJson(json) as object)?.depth, depth, json);
+  assert.equal(madeFromJson(frozenCopy(JSON.parse(text) as object)), undefined, 'a value not made from its text has none');
 });

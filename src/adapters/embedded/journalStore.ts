@@ -29,7 +29,7 @@ import { describingIndex, readIndexedRecords, type DescribingIndex } from './pag
 import { holdsFew, type IndexedRecord } from './indexRows.ts';
 import { fileBytes, groupedTrailer, groupedTrailerOf, pagedTrailer, pagedTrailerOf, readTrailerRows, type TrailerIndex } from './shardTrailer.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
-import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
+import { deepFreeze, frozenCopy, madeFromJson } from '../../domain/freeze.ts';
 import { copyWith } from '../../domain/copyWith.ts';
 import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } from './collectionState.ts';
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
@@ -1572,7 +1572,8 @@ function lineBytes(pieces: readonly string[], bytes: number): Buffer {
  * (writtenParts.ts) were checked then, at the same place in a record, and are not walked again.
  * The parts whose text it will remember (`fresh`) get their heap estimate and their text's in
  * the same walk (heapWithin), for rememberParts: a thread's values at a run's end are walked
- * once, not twice, and their strings read as narrow or not from their text.
+ * once, not twice, and their strings read as narrow or not from their text; those made from the
+ * run worker's text (frozenFromJson) not at all here, measured in the walk that froze them.
  */
 function recordNestsTooDeep(value: object, fresh: FreshPart[] = []): boolean {
   if (Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return nestsDeeper(value, STORE_MAX_DEPTH);
@@ -1580,6 +1581,14 @@ function recordNestsTooDeep(value: object, fresh: FreshPart[] = []): boolean {
     const part = (value as Record<string, unknown>)[key];
     if (knownPart(part)) continue;
     const kept = fresh.find((f) => f[0] === key);
+    // a part made from its JSON text (a run's values at its end: freeze.ts frozenFromJson) was
+    // measured as it was made, its depth and heap taken in the walk that froze it: not walked again
+    const made = part !== null && typeof part === 'object' ? madeFromJson(part) : undefined;
+    if (made) {
+      if (made.depth > STORE_MAX_DEPTH - 1) return true;
+      if (kept && kept[1] === made.text) kept[2] = made.heap;
+      continue;
+    }
     const text = kept && jsonTextBytes(kept[1]);
     const heap = text && heapWithin(part, STORE_MAX_DEPTH - 1, text.narrow);
     if (heap === TOO_DEEP) return true;

@@ -361,3 +361,78 @@ test("a thread's values made from their JSON text (a run worker's, at a run's en
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+/** `text` made into a value as a run's end makes it (frozenFromJson), its parse's top level seen through a Proxy that counts the reads of its own fields after `counting()`. */
+function countedFromJson(text: string): { value: object; parsed: object | undefined; reads: () => number; counting: () => void } {
+  const parse = JSON.parse;
+  let reads = 0;
+  let counting = false;
+  let parsed: object | undefined;
+  JSON.parse = ((...args: Parameters<typeof parse>) =>
+    (parsed = new Proxy(parse(...args) as object, {
+      get(target, key, receiver) {
+        if (counting && Object.hasOwn(target, key)) reads += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    }))) as typeof parse;
+  try {
+    return { value: frozenFromJson(text) as object, parsed, reads: () => reads, counting: () => (counting = true) };
+  } finally {
+    JSON.parse = parse;
+  }
+}
+
+test("a thread's values made from their text are not walked again by the store's write: their depth and heap were taken as they were frozen", async () => {
+  // issue 91: the store walked a run's end values for their depth and heap (heapWithin) after
+  // frozenFromJson had walked them to copy them frozen; it now takes what that one walk measured
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir, cacheBytes: 64 * 1024 * 1024 });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    await threads.count();
+    const text = JSON.stringify({ ...history(10), wide: 'é€', big: 2 ** 40, empty: {}, none: [] });
+    const counted = countedFromJson(text);
+    const values = counted.value as Thread['values'];
+    // the parse itself, frozen in place: not a copy of it (a copy was walked once more)
+    assert.equal(counted.value, counted.parsed, 'the values are the parse, not a copy');
+    assert.ok(Object.isFrozen(values));
+    counted.counting();
+    await threads.put('t', { thread_id: 't', status: 'idle', values });
+    assert.equal(counted.reads(), 0, "the values' fields were read by the write");
+    // what is remembered of them is what the store's own walk gives
+    assert.deepEqual(knownPart(values), { json: text, heap: heapWithin(values, STORE_MAX_DEPTH - 1, jsonTextBytes(text).narrow)! + jsonTextBytes(text).bytes });
+    assert.equal(knownPart(values)!.heap, heapBytesOf(values) + heapBytesOf(text));
+    assert.deepEqual(await threads.get('t'), { thread_id: 't', status: 'idle', values: JSON.parse(text) });
+    await store.close();
+    const again = await openJournalStore({ dataDir });
+    assert.deepEqual(await again.collection<Thread>('threads', { indexes: ['status'] }).get('t'), { thread_id: 't', status: 'idle', values: JSON.parse(text) });
+    await again.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a thread's values made from their text are refused when they nest too deep, short or long, as any value is", async () => {
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    await threads.put('t', { thread_id: 't', status: 'idle', values: history(1) });
+    // the values are one level of the record: they may nest STORE_MAX_DEPTH - 1 levels
+    const nested = (levels: number, pad: string) => `${'{"a":'.repeat(levels - 1)}{"pad":"${pad}"}${'}'.repeat(levels - 1)}`;
+    for (const pad of ['', 'x'.repeat(KNOWN_PART_CHARS)]) {
+      const fits = frozenFromJson(nested(STORE_MAX_DEPTH - 1, pad)) as Thread['values'];
+      await threads.update('t', (t) => ({ ...t, status: 'busy', values: fits }));
+      assert.deepEqual((await threads.get('t'))!.values, JSON.parse(nested(STORE_MAX_DEPTH - 1, pad)));
+      const deep = frozenFromJson(nested(STORE_MAX_DEPTH, pad)) as Thread['values'];
+      await assert.rejects(
+        threads.update('t', (t) => ({ ...t, status: 'idle', values: deep })),
+        /deeper than/,
+      );
+      assert.equal((await threads.get('t'))!.status, 'busy', 'nothing of the refused write was kept');
+    }
+    await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
