@@ -3,7 +3,9 @@
 // runs under valgrind with counting off while it starts and takes the runs phase's warm-up
 // (runs.ts' WARM_UP, its 100 threads cut to 20), then, trees in turns, 20 uncounted runs on a fresh
 // thread and `runs` counted ones on another (enqueueAndDrain: the bench's one-thread round). Thread
-// 1 is the main thread; the run worker is the busiest other. Load-independent, unlike
+// 1 is the main thread; the run worker is the busiest other. INSTR_THREADS=100: the counted
+// round is the bench's 100-thread one instead (that many threads, RUNS_PER_THREAD runs each: `runs`
+// is then ignored), its uncounted one before it 2 runs a thread. Load-independent, unlike
 // freshThreadsCpu.ts' CPU times on a shared machine. KEEP=<dir>: the dumps kept (with PERF_PROF=1
 // the server runs with --perf-basic-prof, so /tmp/perf-<pid>.map names its JIT code).
 import fs from 'node:fs';
@@ -11,14 +13,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startAgentplane, type Agentplane } from './agentplane.ts';
-import { enqueueAndDrain, WARM_UP } from './runs.ts';
+import { enqueueAndDrain, RUNS_PER_THREAD, WARM_UP } from './runs.ts';
 import { PLAIN_GRAPH } from './graph.ts';
 import { untilIdle } from './writes.ts';
 
 const [rootsArg, passesArg = '3', runsArg = '100'] = process.argv.slice(2);
 const roots = rootsArg!.split(',');
 const passes = Number(passesArg);
-const runs = Number(runsArg);
+const threads = Number(process.env.INSTR_THREADS ?? 1);
+const runs = threads === 1 ? Number(runsArg) : threads * RUNS_PER_THREAD;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'run-instructions-'));
 const cg = (ap: Agentplane, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(ap.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,10 +71,10 @@ try {
   for (let p = 0; p < passes; p++)
     for (const i of p % 2 ? [...servers.keys()].reverse() : [...servers.keys()]) {
       const s = servers[i]!;
-      await enqueueAndDrain(ts[i]!, 1, 20);
+      await enqueueAndDrain(ts[i]!, threads, threads === 1 ? 20 : 2);
       cg(s.ap, '--instr=on');
       cg(s.ap, '--zero');
-      const d = await enqueueAndDrain(ts[i]!, 1, runs);
+      const d = await enqueueAndDrain(ts[i]!, threads, threads === 1 ? runs : RUNS_PER_THREAD);
       const by = dumpByThread(s.ap, s.outFile);
       cg(s.ap, '--instr=off');
       const all = [...by.values()].reduce((a, b) => a + b, 0);
