@@ -8,6 +8,9 @@
 // is then ignored), its uncounted one before it 2 runs a thread. Load-independent, unlike
 // freshThreadsCpu.ts' CPU times on a shared machine. KEEP=<dir>: the dumps kept (with PERF_PROF=1
 // the server runs with --perf-basic-prof, so /tmp/perf-<pid>.map names its JIT code).
+// STORES=embedded,postgres: each root once per store (issue 87: what a run costs the replica on
+// PostgreSQL against the embedded store), run workers off as the pgceiling phase has the plain
+// graph, PostgreSQL a fresh database of the statement-counting cluster (pgCount.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +19,7 @@ import { startAgentplane, type Agentplane } from './agentplane.ts';
 import { enqueueAndDrain, RUNS_PER_THREAD, WARM_UP } from './runs.ts';
 import { PLAIN_GRAPH } from './graph.ts';
 import { untilIdle } from './writes.ts';
+import { countingPostgres } from './pgCount.ts';
 
 const [rootsArg, passesArg = '3', runsArg = '100'] = process.argv.slice(2);
 const roots = rootsArg!.split(',');
@@ -39,9 +43,11 @@ function dumpByThread(ap: Agentplane, outFile: string): Map<number, number> {
   }
   return out;
 }
-const servers: { root: string; ap: Agentplane; outFile: string }[] = [];
+const stores = process.env.STORES?.split(',');
+const counter = stores?.includes('postgres') ? await countingPostgres() : undefined;
+const servers: { root: string; ap: Agentplane; outFile: string; label: string }[] = [];
 try {
-  for (const [i, root] of roots.entries()) {
+  for (const [i, [root, store]] of roots.flatMap((root) => (stores ?? ['']).map((store) => [root, store] as const)).entries()) {
     const dir = path.join(work, String(i));
     fs.mkdirSync(dir, { recursive: true });
     const outFile = path.join(dir, 'cg');
@@ -49,6 +55,7 @@ try {
       root,
       dataDir: path.join(dir, 'data'),
       workDir: dir,
+      ...(store && { env: { DATABASE_URL: store === 'postgres' ? await counter!.freshDatabase() : undefined, AGENTPLANE_RUN_WORKERS: '0' } }),
       nodeArgs: ['--no-memory-reducer', ...(process.env.PERF_PROF ? ['--perf-basic-prof'] : [])],
       wrapper: {
         command: 'valgrind',
@@ -63,7 +70,7 @@ try {
         startTimeoutMs: 600_000,
       },
     });
-    servers.push({ root, ap, outFile });
+    servers.push({ root, ap, outFile, label: `${path.basename(root)}${store && ` ${store}`}` });
   }
   const ts = servers.map((s) => ({ server: 'agentplane' as const, url: s.ap.url, headers: s.ap.headers, assistant: PLAIN_GRAPH }));
   for (const t of ts) for (const [a, b] of WARM_UP) await enqueueAndDrain(t, a === 100 ? 20 : a, b);
@@ -80,7 +87,7 @@ try {
       const all = [...by.values()].reduce((a, b) => a + b, 0);
       const sorted = [...by].sort((a, b) => b[1] - a[1]);
       console.log(
-        `pass ${p} ${path.basename(s.root)} failed ${d.failed}: all ${Math.round(all / runs)} a run; main(1) ${Math.round((by.get(1) ?? 0) / runs)}; threads ${sorted
+        `pass ${p} ${s.label} failed ${d.failed}: all ${Math.round(all / runs)} a run; main(1) ${Math.round((by.get(1) ?? 0) / runs)}; threads ${sorted
           .slice(0, 6)
           .map(([t, n]) => `${t}:${Math.round(n / runs)}`)
           .join(' ')}`,
@@ -88,5 +95,6 @@ try {
     }
 } finally {
   await Promise.all(servers.map((s) => s.ap.stop()));
+  await counter?.stop();
   fs.rmSync(work, { recursive: true, force: true });
 }
