@@ -171,7 +171,10 @@ export class PgRunEventLog implements RunEventLog {
     const channel = this.eventsChannel();
     return {
       also: [
-        { sql: CLOSE_EVENTS_SQL, params: [runId, [...rows.map((r) => r.n), end], [...rows.map((r) => r.event), 'end'], [...rows.map((r) => r.data), 'null']] },
+        {
+          sql: CLOSE_EVENTS_SQL,
+          params: [runId, [...rows.map((r) => r.n), end], [...rows.map((r) => r.event), 'end'], jsonArray([...rows.map((r) => r.data), 'null'])],
+        },
         { sql: CLOSE_LOG_SQL, params: [runId, result], ...(channel === null ? {} : { notify: [channel, runId] as [string, string] }) },
       ],
       written: () => {
@@ -260,7 +263,14 @@ export class PgRunEventLog implements RunEventLog {
     try {
       const all = carried.flatMap(({ runId, rows }) => rows.map((r) => ({ runId, ...r })));
       const channel = this.eventsChannel();
-      const params = [all.map((r) => r.runId), all.map((r) => r.n), all.map((r) => r.event), all.map((r) => r.data), channel, carried.map((c) => c.runId)];
+      const params = [
+        all.map((r) => r.runId),
+        all.map((r) => r.n),
+        all.map((r) => r.event),
+        jsonArray(all.map((r) => r.data)),
+        channel,
+        carried.map((c) => c.runId),
+      ];
       stored = (await this.store.writeWith(ops, { ctes: [CARRIED_CTE], select: CARRIED_SELECT, params })) !== null;
       if (stored) this.eventsHere(channel, params[5] as string[]);
       else await this.store.write(ops);
@@ -286,7 +296,8 @@ export class PgRunEventLog implements RunEventLog {
   async end(runId: string): Promise<void> {
     // kept until stored: an `end` that fails is tried again by the caller
     const result = this.results.get(runId);
-    const stored = result === undefined ? null : JSON.stringify(result);
+    // serialised only for the statements that store it (a log its final end closed has it stored)
+    const stored = () => (result === undefined ? null : JSON.stringify(result));
     if (this.closedInStore.has(runId)) {
       // its final end's write ended the log in the table (closing): only the memory's is left
       this.forgetRun(runId);
@@ -301,7 +312,7 @@ export class PgRunEventLog implements RunEventLog {
       const channel = this.eventsChannel();
       await this.store.query(
         END_SQL,
-        [runId, this.counters.get(runId), stored, channel, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
+        [runId, this.counters.get(runId), stored(), channel, rows.map((r) => r.n), rows.map((r) => r.event), jsonArray(rows.map((r) => r.data))],
         true,
       );
       this.eventsHere(channel, [runId]);
@@ -310,7 +321,7 @@ export class PgRunEventLog implements RunEventLog {
     } else {
       // a run that never started (cancelled while pending), ended from any replica
       const channel = this.eventsChannel();
-      await this.store.query(END_NEVER_STARTED_SQL, [runId, stored, channel]);
+      await this.store.query(END_NEVER_STARTED_SQL, [runId, stored(), channel]);
       this.eventsHere(channel, [runId]);
     }
     this.results.delete(runId);
@@ -426,7 +437,7 @@ export class PgRunEventLog implements RunEventLog {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const channel = this.eventsChannel();
-        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data), channel], true);
+        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), jsonArray(rows.map((r) => r.data)), channel], true);
         this.eventsHere(channel, [runId]);
         return;
       } catch (error) {
@@ -487,6 +498,20 @@ export class PgRunEventLog implements RunEventLog {
   }
 }
 
+/**
+ * The events' data (JSON texts, one a row) as one JSON array, the parameter a statement takes
+ * them apart with json_array_elements: joined as they are, where a text[] parameter had the
+ * driver escape every quote of each text (the end's `values` event holds the thread's whole
+ * values; the escaping was the largest piece of the replica's extra instructions a plain run on
+ * PostgreSQL) and PostgreSQL unescape and parse them again.
+ */
+function jsonArray(texts: (string | undefined)[]): string {
+  let array = '[';
+  // a text that is not there (a function's JSON) a null, as the text[] parameter's NULL read
+  for (let i = 0; i < texts.length; i += 1) array += (i > 0 ? ',' : '') + (texts[i] ?? 'null');
+  return `${array}]`;
+}
+
 // Each write of a log and the NOTIFY that wakes its readers on other replicas are one
 // statement: a data-modifying WITH runs whatever the outer SELECT reads, and the NOTIFY is
 // sent when the statement commits, so no reader is woken before the rows are there. A null
@@ -508,7 +533,7 @@ const OPEN_SQL = `WITH opened AS (INSERT INTO agentplane_run_logs (run_id, owner
 
 /** A batch of events appended, in order (a row tried again is kept once). */
 const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
-    SELECT $1::text, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
+    SELECT $1::text, n, event, data FROM ROWS FROM (unnest($2::int[]), unnest($3::text[]), json_array_elements($4::json)) AS t(n, event, data)
     ON CONFLICT DO NOTHING)
   SELECT pg_notify($5, $1::text) WHERE $5::text IS NOT NULL`;
 
@@ -518,21 +543,21 @@ const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id,
  * each), $5 channel, $6 the runs.
  */
 const CARRIED_CTE = `carried AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
-    SELECT run_id, n, event, data::json FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS t(run_id, n, event, data)
+    SELECT run_id, n, event, data FROM ROWS FROM (unnest($1::text[]), unnest($2::int[]), unnest($3::text[]), json_array_elements($4::json)) AS t(run_id, n, event, data)
     ON CONFLICT DO NOTHING)`;
 const CARRIED_SELECT = 'SELECT pg_notify($5, run_id) FROM unnest($6::text[]) AS r(run_id) WHERE $5::text IS NOT NULL';
 
 /** The run's last events ($5 numbers, $6 names, $7 data), the `end` row (number $2), the log marked ended with its result. */
 const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data) VALUES ($1::text, $2, 'end', 'null'::json) ON CONFLICT DO NOTHING),
   appended AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
-    SELECT $1::text, n, event, data::json FROM unnest($5::int[], $6::text[], $7::text[]) AS t(n, event, data)
+    SELECT $1::text, n, event, data FROM ROWS FROM (unnest($5::int[]), unnest($6::text[]), json_array_elements($7::json)) AS t(n, event, data)
     ON CONFLICT DO NOTHING),
   ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($3::json, result) WHERE run_id = $1::text)
   SELECT pg_notify($4, $1::text) WHERE $4::text IS NOT NULL`;
 
 /** A run's last events and its `end` (numbers $2, names $3, data $4), written with its final end (closing). */
 const CLOSE_EVENTS_SQL = `INSERT INTO agentplane_run_events (run_id, n, event, data)
-    SELECT $1::text, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
+    SELECT $1::text, n, event, data FROM ROWS FROM (unnest($2::int[]), unnest($3::text[]), json_array_elements($4::json)) AS t(n, event, data)
     WHERE EXISTS (SELECT 1 FROM gate)
     ON CONFLICT DO NOTHING`;
 

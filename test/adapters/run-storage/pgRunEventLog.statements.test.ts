@@ -15,6 +15,7 @@ import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 import { migratedDatabaseUrl } from '../../support/postgres.ts';
 import { isByTheClock, tapStatements } from '../../support/pgStatements.ts';
 import { pendingRun } from '../../support/runRecords.ts';
+import { JsonText } from '../../../src/shared/jsonText.ts';
 
 /** The channels the backends NOTIFY on (pgRunEventLog.ts, pgRunClaims.ts). */
 const EVENTS_CHANNEL = 'agentplane_run_events';
@@ -214,6 +215,42 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     for await (const event of elsewhere.join(runId)) events.push(event);
     return events.map((e) => [e.id, e.event]);
   };
+
+  it('stores event data as it was published, whatever it holds, by each of the statements that append events', async () => {
+    const log = await ownLog();
+    const awkward = [
+      { q: 'say "hi" \\ back\\slash \\"', nl: 'a\nb\tc\u0001', u: 'ü 漢字 😀 \u2028', nested: [1, null, true, { '"k"': '}', '{': ']' }] },
+      'a "string" , with } and ]',
+      null,
+      -1.5e-7,
+      [],
+    ];
+    const text = new JsonText(' { "a" : [ 1 , "x\\"y" ] } ');
+    const published = (runId: string) => {
+      for (const data of awkward) log.publish(runId, 'values', data);
+      log.publish(runId, 'values', text);
+    };
+    const expected = [...awkward, { a: [1, 'x"y'] }, null];
+    const dataOf = async (runId: string) => {
+      const events: unknown[] = [];
+      for await (const event of elsewhere.join(runId)) events.push(event.data);
+      return events;
+    };
+    // a batch of its own (its window), one carried with another write, the last with the end
+    for (const runId of ['r40', 'r41', 'r42']) {
+      await log.open(runId, 'owner-1');
+      await log.begin(runId, () => assert.fail('no batch may be lost'), 1);
+    }
+    const stored = hear(EVENTS_CHANNEL, 'r40');
+    published('r40');
+    await within(stored, "the window's batch");
+    published('r41');
+    await log.writeCarrying([{ collection: 'checkpoint_writes', id: 'cw-40', value: { thread_id: 't40', cp_key: 'k' } }]);
+    published('r42');
+    log.executed('r42');
+    for (const runId of ['r40', 'r41', 'r42']) await log.end(runId);
+    for (const runId of ['r40', 'r41', 'r42']) assert.deepEqual(await dataOf(runId), expected, runId);
+  });
 
   it("carries the events every run here has waiting in its window with a checkpoint write: one statement, each run's readers elsewhere woken, nothing left for the window", async () => {
     const log = await ownLog();
