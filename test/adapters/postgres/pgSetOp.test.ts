@@ -107,3 +107,22 @@ test("PostgreSQL SetOp: whether a thread has runs pending is read from the threa
     assert.equal((await admin.query(`SELECT agentplane_runs_exist_now('t0', 'success') AS done`)).rows[0].done, true);
   });
 });
+
+test("PostgreSQL SetOp: the two documents a `whileAny` set sends are JSON.stringify's, each field's value serialised once", async () => {
+  const { bothTexts } = await import('../../../src/adapters/postgres/pgSetOp.ts');
+  const at = new Date(0);
+  const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+    [{ status: 'idle', values: { messages: [{ content: 'say "hi" \\ 😀' }] }, updated_at: at }, { status: 'busy' }],
+    [
+      { a: 1, gone: undefined, f: () => 1 },
+      { b: 2, a: undefined },
+    ],
+    [{}, {}],
+    [
+      { 2: 'two', 1: 'one', z: null },
+      { 0: 'zero', z: [] },
+    ],
+    [JSON.parse('{"__proto__": {"x": 1}, "y": 2}') as Record<string, unknown>, { y: 3 }],
+  ];
+  for (const [plain, over] of cases) assert.deepEqual(bothTexts(plain, over), { plain: JSON.stringify(plain), matched: JSON.stringify({ ...plain, ...over }) });
+});
