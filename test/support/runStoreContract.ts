@@ -78,6 +78,9 @@ export function runStoreContract(open: () => Promise<OpenedRuns>): void {
     await stored(opened, run('r3', 't1', 'tenant-a'), run('r1', 't1', 'tenant-a'), run('r2', 't1', 'tenant-b'), run('r9', 't2', 'tenant-a'));
     assert.deepEqual(ids(await opened.runs.onThread('t1')), ['r1', 'r2', 'r3']);
     assert.deepEqual(ids(await opened.runs.onThread('none')), []);
+    // their ids alone, in the same order (the protocol's shared listings, issue 87)
+    assert.deepEqual(await opened.runs.idsOnThread('t1'), ['r1', 'r2', 'r3']);
+    assert.deepEqual(await opened.runs.idsOnThread('none'), []);
   });
 
   it("finds the owner's first run on a thread, in receipt order, that a test accepts", async () => {
@@ -107,6 +110,7 @@ export function runStoreContract(open: () => Promise<OpenedRuns>): void {
     assert.equal(await opened.runs.get('r1'), undefined);
     await opened.runs.delete('r1');
     assert.deepEqual(ids(await opened.runs.onThread('t1')), ['r2']);
+    assert.deepEqual(await opened.runs.idsOnThread('t1'), ['r2']);
   });
 
   it("pages a thread's runs newest first, by status, and lists an owner's runs in these statuses", async () => {

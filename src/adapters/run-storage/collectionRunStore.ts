@@ -39,6 +39,10 @@ export class CollectionRunStore implements RunStore {
     return (await this.runs.list({ where: { thread_id: threadId } })).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
   }
 
+  async idsOnThread(threadId: string): Promise<string[]> {
+    return (await this.runs.list({ where: { thread_id: threadId }, fields: ['run_id'] })).map((run) => run.run_id).sort((a, b) => (a < b ? -1 : 1));
+  }
+
   async firstOnThread(threadId: string, owner: string, matches: (run: RunRecord) => boolean): Promise<RunRecord | undefined> {
     // the owner's first run, found in one pass over what memory keeps of the thread's runs (no
     // object made for each): usually the one (a protocol thread's first run is a protocol run).

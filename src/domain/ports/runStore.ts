@@ -17,6 +17,8 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;
   /** Every run on the thread, whoever owns it, in receipt order (run ids ascending). */
   onThread(threadId: string): Promise<RunRecord[]>;
+  /** The ids of every run on the thread, in receipt order: what memory keeps of them, no record read (the embedded store). */
+  idsOnThread(threadId: string): Promise<string[]>;
   /**
    * The owner's first run on the thread in receipt order that `matches`: the runs' ids and
    * owners read first, then their records one at a time, oldest first, until one matches (a

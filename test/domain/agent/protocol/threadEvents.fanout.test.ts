@@ -25,13 +25,24 @@ async function setup() {
   const repository = new CollectionRunStore(store);
   let lists = 0;
   // the real repository, its listings of a thread's runs counted
-  const runs = { onThread: (threadId: string) => ((lists += 1), repository.onThread(threadId)) };
+  let recordsRead = 0;
+  const runs = {
+    onThread: async (threadId: string) => {
+      lists += 1;
+      const all = await repository.onThread(threadId);
+      recordsRead += all.length;
+      return all;
+    },
+    idsOnThread: (threadId: string) => ((lists += 1), repository.idsOnThread(threadId)),
+    get: (runId: string) => ((recordsRead += 1), repository.get(runId)),
+  };
   const eventLog = new InMemoryRunEventLog();
   let waits = 0;
   const nextRunOn = eventLog.nextRunOn.bind(eventLog);
   eventLog.nextRunOn = (threadId, signal) => ((waits += 1), nextRunOn(threadId, signal));
   const deps = { runs, eventLog, threadRuns: new SharedThreadRuns(runs, eventLog) };
   let seq = 0;
+  const ends = new Map<string, { base: number; end: number }>();
   /** A protocol run queued on the thread, with `events` values events (after its start), left running. */
   const run = async (events: number) => {
     const runId = uuid7();
@@ -40,10 +51,17 @@ async function setup() {
     await eventLog.open(runId, '', THREAD);
     eventLog.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
     for (let i = 0; i < events; i += 1) eventLog.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: i, data: { i } } });
+    ends.set(runId, { base: seq, end: seq + events + 1 });
     seq += events + 1;
     return runId;
   };
-  return { deps, eventLog, run, lists: () => lists, waits: () => waits };
+  /** The run's end as its record keeps it: its numbers on the thread (its last event's is the next run's base). */
+  const finish = async (runId: string) => {
+    const record = (await collection.get(runId))!;
+    await collection.put(runId, { ...record, status: 'success', protocol_seq: ends.get(runId)! } as RunRecord);
+    await eventLog.end(runId);
+  };
+  return { deps, eventLog, run, finish, collection, lists: () => lists, waits: () => waits, recordsRead: () => recordsRead };
 }
 
 /** A reader taking `count` events of the thread's stream, then leaving. */
@@ -139,5 +157,61 @@ describe("a thread's protocol events with many readers", () => {
       [2, 4, 6, 8, 10],
     );
     assert.ok(listeners <= 2, `${listeners} abort listeners on a reader of 5 runs`);
+  });
+
+  it("lists a thread's runs again from what it knew: the new runs and the unfinished read, not every record at every run (issue 87)", async () => {
+    const { deps, run, finish, collection, recordsRead } = await setup();
+    for (let i = 0; i < 10; i += 1) await finish(await run(1));
+    // a run that is not a protocol run: listed once, left out
+    await collection.put('0-not-protocol', {
+      run_id: '0-not-protocol',
+      thread_id: THREAD,
+      status: 'success',
+      kwargs: {},
+      metadata: {},
+    } as unknown as RunRecord);
+    const leaving = new AbortController();
+    const reading = read(deps, 15, leaving.signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const before = recordsRead();
+    for (let i = 0; i < 5; i += 1) {
+      const next = await run(1);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await finish(next);
+    }
+    const got = await reading;
+    assert.deepEqual(
+      got.map((e) => e.seq),
+      Array.from({ length: 15 }, (_, i) => 2 * i + 2),
+    );
+    // each new run read when it is queued, and once more while it was unfinished at the last listing
+    assert.ok(recordsRead() - before <= 10, `${recordsRead() - before} run records read for 5 runs on a thread of 16`);
+  });
+
+  it('a run deleted since the last listing is left out of the next, and a finished one is read with its numbers', async () => {
+    const { deps, run, finish, collection } = await setup();
+    const runs: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      runs.push(await run(1));
+      await finish(runs[i]!);
+    }
+    const leaving = new AbortController();
+    const staying = read(deps, 10, leaving.signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await collection.delete(runs[1]!);
+    const last = await run(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // a reader from the start, sharing the listing made after the deletion
+    const late = await read(deps, 3);
+    assert.deepEqual(
+      late.map((e) => e.seq),
+      [2, 6, 8],
+    );
+    await finish(last);
+    leaving.abort();
+    assert.deepEqual(
+      (await staying).map((e) => e.seq),
+      [2, 4, 6, 8],
+    );
   });
 });
