@@ -10,6 +10,8 @@
 // TREES=<ref>,<ref>… (`.` this tree; a ref is built under .bench/ as the bench's baselines are)
 // and ROUNDS=<n>: the trees in alternating rounds, without the profiler (its CPU only).
 // KEEP=<dir>: the main thread's profiles kept, with their windows.
+// CALLGRIND=1 (with TREES): each server under callgrind, counting only the measured runs: the
+// main thread's instructions a run, whatever else the machine runs. THREADS=<n>: threads (20).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
@@ -20,11 +22,14 @@ import { BENCH_GRAPH } from './graph.ts';
 import { mainThreadFile, type CpuProfile } from './flame.ts';
 import { removeAtExit } from '../../src/shared/processTempDir.ts';
 import { prepareBaseline } from './baseline.ts';
+import { startAgentplane } from './agentplane.ts';
+import { execFileSync } from 'node:child_process';
 
 const [runsArg = '400', subsArg = '0', kindsArg = 'protocol,rest'] = process.argv.slice(2);
 const runs = Number(runsArg);
 const subscribers = Number(subsArg);
-const THREADS = 20;
+const THREADS = Number(process.env.THREADS ?? 20);
+const CALLGRIND = process.env.CALLGRIND === '1';
 const TOP = Number(process.env.TOP ?? 30);
 
 const mainCpuMs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
@@ -68,7 +73,23 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
   const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'protocol-run-cost-'));
   removeAtExit(path.join(work, 'data'));
   const cpuDir = path.join(work, 'cpu');
-  const ap = await startFanoutServer(work, root, profiled ? ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`] : []);
+  const cgOut = path.join(work, 'cg');
+  const ap = CALLGRIND
+    ? await startAgentplane({
+        dataDir: path.join(work, 'data'),
+        workDir: work,
+        root,
+        env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' },
+        nodeArgs: ['--no-memory-reducer'],
+        wrapper: {
+          command: 'valgrind',
+          args: ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${cgOut}`, '--dump-line=no'],
+          startTimeoutMs: 600_000,
+        },
+      })
+    : await startFanoutServer(work, root, profiled ? ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`] : []);
+  const cg = (...args: string[]) => execFileSync('callgrind_control', [...args, String(ap.pid)], { stdio: 'ignore' });
+  let mainInstructions = 0;
   let window: [number, number] = [0, 0];
   let cpu = 0;
   const t = { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
@@ -90,9 +111,20 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
     const held = subscribers > 0 ? await openSubscribers({ target: t, threads, subscribers }) : null;
     await new Promise((r) => setTimeout(r, 500));
     const from = monotonicUs();
+    if (CALLGRIND) {
+      cg('--instr=on');
+      cg('--zero');
+    }
     const cpuFrom = mainCpuMs(ap.pid);
     await drive(runs);
     cpu = mainCpuMs(ap.pid) - cpuFrom;
+    if (CALLGRIND) {
+      cg('--dump');
+      cg('--instr=off');
+      // thread 1 is the main thread: its dump's totals
+      const file = fs.readdirSync(work).find((f) => f.startsWith('cg') && f.endsWith('-01'));
+      mainInstructions = Number(/^(?:totals|summary):\s*(\d+)/m.exec(fs.readFileSync(path.join(work, file!), 'utf8'))![1]);
+    }
     window = [from, monotonicUs()];
     const closed = await held?.close();
     if (closed) console.log(`${kind}: subscribers opened ${held!.opened}, events received ${closed.eventsReceived}, lost ${closed.lost}`);
@@ -100,7 +132,8 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
     await ap.stop();
   }
   if (!profiled) {
-    console.log(`${ref} ${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run`);
+    const counted = CALLGRIND ? `, ${Math.round(mainInstructions / runs / 1000)}k instructions a run` : '';
+    console.log(`${ref} ${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run${counted}`);
     return;
   }
   const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
