@@ -31,7 +31,7 @@ const callgrind = (ap: Agentplane, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(ap.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** The instructions counted since the last zeroing: a dump, read back from its file's totals. */
-function instructionsSinceZero(ap: Agentplane, outFile: string): number {
+function instructionsSinceZero(ap: Agentplane, outFile: string, keepAs?: string): number {
   callgrind(ap, '--dump');
   // callgrind names each dump <file>.<n> (and the threads' parts -<thread>); every file but the last dump's is older
   const dir = path.dirname(outFile);
@@ -43,7 +43,9 @@ function instructionsSinceZero(ap: Agentplane, outFile: string): number {
   for (const file of dumps) {
     const totals = /^(?:totals|summary):\s*(\d+)/m.exec(fs.readFileSync(file, 'utf8'));
     if (totals) total += Number(totals[1]);
-    fs.rmSync(file);
+    // BENCH_ROUTE_INSTRUCTIONS_KEEP: the dumps kept for callgrind_annotate, named by pass, tree and route
+    if (keepAs) fs.renameSync(file, `${keepAs}${path.basename(file).slice(path.basename(outFile).length)}`);
+    else fs.rmSync(file);
   }
   return total;
 }
@@ -55,6 +57,7 @@ export async function countInstructions(
   log: (s: string) => void,
 ): Promise<Map<RouteName, Record<Tree, number[]>>> {
   const figures = new Map<RouteName, Record<Tree, number[]>>(options.routes.map((r) => [r, { current: [], baseline: [] }]));
+  const keep = process.env.BENCH_ROUTE_INSTRUCTIONS_KEEP;
   const servers: { tree: Tree; ap: Agentplane; outFile: string; routes: Awaited<ReturnType<typeof seed>> }[] = [];
   try {
     for (const tree of ['current', 'baseline'] as const) {
@@ -66,7 +69,9 @@ export async function countInstructions(
         env: options.env[tree],
         // V8's memory reducer starts full collections when the allocation rate looks low, which it
         // judges by the clock: under valgrind's slowness, in some passes and not others
-        nodeArgs: ['--no-memory-reducer'],
+        // --perf-basic-prof (with BENCH_ROUTE_INSTRUCTIONS_KEEP): V8 names its JIT code in /tmp/perf-<pid>.map,
+        // which callgrind's dumps show only as addresses
+        nodeArgs: ['--no-memory-reducer', ...(keep ? ['--perf-basic-prof'] : [])],
         wrapper: {
           command: 'valgrind',
           args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--dump-line=no', '--compress-strings=no'],
@@ -74,6 +79,7 @@ export async function countInstructions(
         },
       });
       servers.push({ tree, ap, outFile, routes: await seed(ap) });
+      if (keep) log(`  ${tree} server pid ${ap.pid}: JIT names in /tmp/perf-${ap.pid}.map`);
     }
     // every route warmed on both before any is counted, then the processes left to settle: V8's
     // compiler threads and the run workers' warm-up (both counted when on) done first
@@ -92,7 +98,8 @@ export async function countInstructions(
           callgrind(s.ap, '--instr=on');
           callgrind(s.ap, '--zero');
           await loadRoute(s.ap, s.routes[name], options.requests);
-          const counted = instructionsSinceZero(s.ap, s.outFile);
+          const keepAs = keep && path.join(keep, `${pass}-${s.tree}-${name.replace(/[^A-Za-z]+/g, '_')}.callgrind`);
+          const counted = instructionsSinceZero(s.ap, s.outFile, keepAs || undefined);
           callgrind(s.ap, '--instr=off');
           figures.get(name)![s.tree].push(counted / options.requests);
           log(`  pass ${pass} ${s.tree.padEnd(8)} ${name.padEnd(26)} ${Math.round(counted / options.requests)} instructions a request`);
