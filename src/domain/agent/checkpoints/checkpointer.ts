@@ -18,6 +18,7 @@ import type { WriteOp } from '../../ports/store.ts';
 import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../../ports/checkpointsRepository.ts';
 import { deserialise, deserialiseSharing, langGraphSerde, RevivedObjects, serialise, type Serde, type Serialised } from './checkpointText.ts';
 import { asTail, mayExtend, partsOf } from './channelChains.ts';
+import { assignOwn } from '../../../shared/ownCopy.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
@@ -55,8 +56,16 @@ const NOT_METADATA = new Set(['checkpoint_ns', 'checkpoint_id', 'run_id', 'threa
  * filters on these.
  */
 export function withRunMetadata<M extends object>(config: RunnableConfig, metadata: M): M {
-  const configurable = Object.entries(config.configurable ?? {}).filter(([k, v]) => !k.startsWith('__') && !NOT_METADATA.has(k) && typeof v !== 'function');
-  return { ...Object.fromEntries(configurable), ...config.metadata, ...metadata };
+  // assigned key by key, not spread: a spread's copy gets a hidden class of its own each time (ownCopy.ts)
+  const merged: Record<string, unknown> = {};
+  const configurable = config.configurable;
+  if (configurable) {
+    for (const k of Object.keys(configurable)) {
+      const v: unknown = configurable[k];
+      if (!k.startsWith('__') && !NOT_METADATA.has(k) && typeof v !== 'function') merged[k] = v;
+    }
+  }
+  return assignOwn(assignOwn(merged, config.metadata), metadata) as M;
 }
 
 /**

@@ -25,6 +25,7 @@ import { isProtocolRun, PlainProtocolEvents } from '../protocol/plainRuns.ts';
 import { RunProtocolSource, type GraphProtocolEvent } from '../protocol/runProtocolSource.ts';
 import type { RunTracer } from '../tracing/runTracer.ts';
 import { OWN_LANGGRAPH_RELEASE, streamSupport } from '../../../shared/langGraphRelease.ts';
+import { assignOwn } from '../../../shared/ownCopy.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
@@ -131,17 +132,17 @@ const runHostMetadata = (langgraphVersion: string) =>
  */
 function runMetadata(run: RunRecord, graphId: string, hostMetadata: RunContext['hostMetadata']): Record<string, unknown> {
   const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
+  // assigned key by key, not spread: a spread's copy gets a hidden class of its own each time (ownCopy.ts)
+  const metadata: Record<string, unknown> = assignOwn({}, config.metadata);
+  metadata.run_attempt = run.attempt;
+  assignOwn(metadata, hostMetadata);
   // langgraph_api_url: this server's own URL (upstream's LANGGRAPH_API_URL)
-  return {
-    ...config.metadata,
-    run_attempt: run.attempt,
-    ...hostMetadata,
-    langgraph_api_url: projectApiUrl(),
-    run_id: run.run_id,
-    thread_id: run.thread_id,
-    graph_id: graphId,
-    assistant_id: run.assistant_id,
-  };
+  metadata.langgraph_api_url = projectApiUrl();
+  metadata.run_id = run.run_id;
+  metadata.thread_id = run.thread_id;
+  metadata.graph_id = graphId;
+  metadata.assistant_id = run.assistant_id;
+  return metadata;
 }
 
 /**
@@ -271,33 +272,32 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     throw otherKindForkError(run.thread_id, forkFrom, 'langgraph');
   }
   const input = given && !kwargs.command && !forkCheckpointId(kwargs) ? await withPlainRunsCarried(ctx, given) : given;
-  const options = {
-    ...config,
-    configurable: {
-      ...config.configurable,
-      thread_id: run.thread_id,
-      run_id: run.run_id,
-      assistant_id: run.assistant_id,
-      graph_id: ctx.graph.id,
-      ...(forkFrom ? { checkpoint_id: forkFrom } : {}),
-    },
-    metadata: runMetadata(run, ctx.graph.id, ctx.hostMetadata),
-    // the run's trace spans come from the callbacks (with any the caller's config gives)
-    callbacks,
-    context: kwargs.context,
-    ...(ctx.memory ? { store: ctx.memory } : {}),
-    durability: runDurability(run),
-    streamMode: modesFor(support, out.libraryModes()),
-    ...(support.subgraphs ? { subgraphs } : {}),
-    signal: ctx.signal,
-    // the root run of stream events carries the run's id, so its own chunks can be told apart
-    runId: run.run_id,
-    ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
-    ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
-    // the wire's snake_case config keys, as LangGraph.js names them
-    ...(config.recursion_limit !== undefined ? { recursionLimit: config.recursion_limit } : {}),
-    ...(config.max_concurrency !== undefined ? { maxConcurrency: config.max_concurrency } : {}),
-  };
+  // assigned key by key, not spread: a spread's copy gets a hidden class of its own each time
+  // (ownCopy.ts), and LangChain copies these (its config's and configurable's) at every step
+  const configurable: Record<string, unknown> = assignOwn({}, config.configurable);
+  configurable.thread_id = run.thread_id;
+  configurable.run_id = run.run_id;
+  configurable.assistant_id = run.assistant_id;
+  configurable.graph_id = ctx.graph.id;
+  if (forkFrom) configurable.checkpoint_id = forkFrom;
+  const options: Record<string, any> = assignOwn({}, config);
+  options.configurable = configurable;
+  options.metadata = runMetadata(run, ctx.graph.id, ctx.hostMetadata);
+  // the run's trace spans come from the callbacks (with any the caller's config gives)
+  options.callbacks = callbacks;
+  options.context = kwargs.context;
+  if (ctx.memory) options.store = ctx.memory;
+  options.durability = runDurability(run);
+  options.streamMode = modesFor(support, out.libraryModes());
+  if (support.subgraphs) options.subgraphs = subgraphs;
+  options.signal = ctx.signal;
+  // the root run of stream events carries the run's id, so its own chunks can be told apart
+  options.runId = run.run_id;
+  if (kwargs.interrupt_before) options.interruptBefore = kwargs.interrupt_before;
+  if (kwargs.interrupt_after) options.interruptAfter = kwargs.interrupt_after;
+  // the wire's snake_case config keys, as LangGraph.js names them
+  if (config.recursion_limit !== undefined) options.recursionLimit = config.recursion_limit;
+  if (config.max_concurrency !== undefined) options.maxConcurrency = config.max_concurrency;
   const split = (chunk: unknown[]) => (subgraphs ? chunk : [[], ...chunk]) as unknown as [string[], string, unknown];
   if (isProtocolRun(run)) {
     // a protocol run streams LangGraph's own protocol events (as upstream's server runs it)
