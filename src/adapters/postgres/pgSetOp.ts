@@ -11,6 +11,7 @@
 import type { SetOp } from '../../domain/ports/store.ts';
 import { fieldsSet } from '../../domain/ports/store.ts';
 import { columnParam, type AreaTable } from './pgTables.ts';
+import { jsonOfValue } from './pgJsonTexts.ts';
 
 /** Where the record is: its table, the condition that names it by `$1`, its area's columns. */
 export interface SetTarget {
@@ -71,15 +72,17 @@ export function setStatement(target: SetTarget, op: SetOp, exists: ExistsQuery |
 /**
  * JSON.stringify of `plain` and of `{ ...plain, ...over }` (fieldsSet's two answers), each
  * field's value serialised once: a run's end sets the thread's whole `values` in both, and
- * serialising them twice was ~0.2M instructions of a plain run on a long thread.
+ * serialising them twice was ~0.2M instructions of a plain run on a long thread. A value
+ * serialised before (the run's last `values` event's data, a run worker's values made from their
+ * text: pgJsonTexts.ts) is not serialised again.
  */
 export function bothTexts(plain: Record<string, unknown>, over: Record<string, unknown>): { plain: string; matched: string } {
   const field = new Map<string, string | undefined>();
-  for (const key of Object.keys(plain)) field.set(key, JSON.stringify(plain[key]));
+  for (const key of Object.keys(plain)) field.set(key, jsonOfValue(plain[key]));
   const merged = { ...plain, ...over };
   return {
     plain: objectText(Object.keys(plain), (key) => field.get(key)),
-    matched: objectText(Object.keys(merged), (key) => (Object.hasOwn(over, key) ? JSON.stringify(over[key]) : field.get(key))),
+    matched: objectText(Object.keys(merged), (key) => (Object.hasOwn(over, key) ? jsonOfValue(over[key]) : field.get(key))),
   };
 }
 

@@ -10,7 +10,8 @@
 import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { InMemoryRunEventLog } from './inMemoryRunEventLog.ts';
-import { jsonOf } from '../../shared/jsonText.ts';
+import { JsonText, jsonOf } from '../../shared/jsonText.ts';
+import { jsonOfValue, rememberJson } from '../postgres/pgJsonTexts.ts';
 import type { GateAlso, PgStore } from '../postgres/pgStore.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
 import type { LogClose } from '../../domain/ports/runClaims.ts';
@@ -167,7 +168,8 @@ export class PgRunEventLog implements RunEventLog {
     const waiting = pending?.rows.length ?? 0;
     const rows = [...(pending?.rows ?? []), ...close.events.map((e, i) => ({ n: next + i, event: e.event, data: jsonOf(e.data) }))];
     const end = next + close.events.length;
-    const result = close.result === undefined ? null : JSON.stringify(close.result);
+    // the run's values, published as its last `values` event: serialised then (pgJsonTexts.ts)
+    const result = close.result === undefined ? null : (jsonOfValue(close.result) ?? null);
     const channel = this.eventsChannel();
     return {
       also: [
@@ -204,7 +206,8 @@ export class PgRunEventLog implements RunEventLog {
     let pending = this.pending.get(runId);
     if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve(), sending: 0 }));
     const batch = pending;
-    batch.rows.push({ n, event, data: jsonOf(data) });
+    // a `values` event's data is the run's end state when it is its last: its text is kept for the end's writes
+    batch.rows.push({ n, event, data: event === 'values' && !(data instanceof JsonText) ? rememberJson(data) : jsonOf(data) });
     if (!batch.executed) batch.window ??= setTimeout(() => this.flush(runId, batch), this.options.batchWindowMs ?? BATCH_WINDOW_MS);
   }
 
@@ -297,7 +300,7 @@ export class PgRunEventLog implements RunEventLog {
     // kept until stored: an `end` that fails is tried again by the caller
     const result = this.results.get(runId);
     // serialised only for the statements that store it (a log its final end closed has it stored)
-    const stored = () => (result === undefined ? null : JSON.stringify(result));
+    const stored = () => (result === undefined ? null : (jsonOfValue(result) ?? null));
     if (this.closedInStore.has(runId)) {
       // its final end's write ended the log in the table (closing): only the memory's is left
       this.forgetRun(runId);

@@ -126,3 +126,14 @@ test("PostgreSQL SetOp: the two documents a `whileAny` set sends are JSON.string
   ];
   for (const [plain, over] of cases) assert.deepEqual(bothTexts(plain, over), { plain: JSON.stringify(plain), matched: JSON.stringify({ ...plain, ...over }) });
 });
+
+test("PostgreSQL SetOp: a value made from its JSON text (a run worker's values at its end) is written as that text, not serialised again", async () => {
+  const { bothTexts } = await import('../../../src/adapters/postgres/pgSetOp.ts');
+  const { frozenFromJson } = await import('../../../src/domain/freeze.ts');
+  const text = ' { "messages" : [ { "content" : "say \\"hi\\" \\u00fc" } ] } ';
+  const values = frozenFromJson(text);
+  assert.deepEqual(bothTexts({ status: 'idle', values }, { status: 'busy' }), {
+    plain: `{"status":"idle","values":${text}}`,
+    matched: `{"status":"busy","values":${text}}`,
+  });
+});

@@ -495,3 +495,57 @@ test('a run queued alone whose write is under way when another replica comes: th
     await store.close();
   }
 });
+
+test("a run's end writes its result and its thread's values from the text its last `values` event was serialised into when published: the values serialised once", async () => {
+  const url = await migratedDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  await a.ready();
+  const events = new PgRunEventLog(store, a);
+  const claims = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events, warn: () => {} });
+  const threads = store.collection<ThreadRecord>('threads');
+  try {
+    const [id, thread_id] = ['r-once', 't-once'];
+    await threads.put(thread_id, {
+      thread_id,
+      status: 'busy',
+      created_at: started.updated_at,
+      updated_at: started.updated_at,
+      metadata: {},
+      values: {},
+    } as ThreadRecord);
+    const queued = run(id, thread_id);
+    await claims.enqueue([{ collection: 'runs', id, value: queued }], queued, '');
+    const claim = (await claimOne(claims))!;
+    await events.begin(id, () => {}, 1);
+    // the run's end state, as a run stream publishes it: every serialisation of it reads its messages
+    let serialised = 0;
+    const messages = [{ type: 'ai', content: 'say "hi" \\ 😀 \u2028' }];
+    const values = {
+      get messages() {
+        serialised += 1;
+        return messages;
+      },
+    };
+    events.publish(id, 'values', values);
+    events.executed(id);
+    assert.equal(serialised, 1, 'serialised as it was published');
+    const ended = { ...claim.run, status: 'success' as const };
+    const settle = {
+      collection: 'threads',
+      id: thread_id,
+      set: { status: 'idle', updated_at: ended.updated_at, values },
+      whileAny: { collection: 'runs', where: { thread_id, status: 'pending' }, set: { status: 'busy' } },
+    };
+    assert.equal(await claims.recordEnd(claim, [{ collection: 'runs', id, value: ended }, settle], ended, { events: [], result: values }), true);
+    await events.end(id);
+    assert.equal(serialised, 1, 'the end wrote the text made when it was published');
+    const { rows } = await store.query<{ result: unknown }>('SELECT result FROM agentplane_run_logs WHERE run_id = $1', [id]);
+    assert.deepEqual(rows[0]?.result, { messages });
+    const thread = (await threads.get(thread_id))!;
+    assert.deepEqual([thread.status, thread.values], ['idle', { messages }]);
+  } finally {
+    await a.close();
+    await store.close();
+  }
+});
