@@ -55,6 +55,95 @@ export function frozenCopy<T>(value: T): T {
   return Object.freeze(copy) as T;
 }
 
+/** The heap counted so far by frozenCopyMeasured's walk, and how it counts a frozen part it shares. */
+let copyHeap = 0;
+let heapOfShared: (part: object) => number = () => 0;
+
+/**
+ * frozenCopy(value), and the heap of the copy as `shared/heapEstimate.ts`' rules count it, taken
+ * in the copy's walk: what the embedded store's cache weighs a value it keeps by, which was a
+ * second walk of every record written (issue 91). A frozen part the copy shares is counted by
+ * `heapOfFrozen`; a top-level one first by `heapOfTopPart` (a part the store knows the weight of).
+ * Undefined for a value that is not a plain object, or is frozen already.
+ */
+export function frozenCopyMeasured<T extends object>(
+  value: T,
+  heapOfFrozen: (part: object) => number,
+  heapOfTopPart: (part: unknown) => number | undefined,
+): { copy: T; heap: number } | undefined {
+  // a record is a plain object not frozen yet; anything else is left to frozenCopy and a walk of its own
+  if (Object.isFrozen(value) || Array.isArray(value) || !isPlainObject(value)) return undefined;
+  copyHeap = 0;
+  heapOfShared = heapOfFrozen;
+  let keys = 0;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype === Object.prototype && isEmpty(value)) return { copy: EMPTY_OBJECT as T, heap: objectBytes(0) };
+  const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
+  for (const key of Object.keys(value)) {
+    keys += 1;
+    const part = (value as Record<string, unknown>)[key];
+    const known = heapOfTopPart(part);
+    let item: unknown;
+    if (known === undefined) item = measuredCopy(part);
+    else {
+      item = frozenCopy(part);
+      copyHeap += known;
+    }
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  copyHeap += objectBytes(keys);
+  return { copy: Object.freeze(copy) as T, heap: copyHeap };
+}
+
+const isPlainObject = (value: object) => {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/** frozenCopy's walk, adding what it copies or shares to copyHeap. */
+function measuredCopy(value: unknown): unknown {
+  if (typeof value === 'string') {
+    copyHeap += stringBytes(value);
+    return value;
+  }
+  if (typeof value === 'number') {
+    copyHeap += numberBytes(value);
+    return value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (Object.isFrozen(value)) {
+    copyHeap += heapOfShared(value);
+    return value;
+  }
+  if (Array.isArray(value)) {
+    copyHeap += arrayBytes(value.length);
+    if (value.length === 0) return EMPTY_ARRAY;
+    const items: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i += 1) items[i] = measuredCopy(value[i]);
+    return Object.freeze(items);
+  }
+  if (!isPlainObject(value)) {
+    const frozen = deepFreeze(value);
+    copyHeap += heapOfShared(frozen);
+    return frozen;
+  }
+  if (Object.getPrototypeOf(value) === Object.prototype && isEmpty(value)) {
+    copyHeap += objectBytes(0);
+    return EMPTY_OBJECT;
+  }
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+  let keys = 0;
+  for (const key of Object.keys(value)) {
+    keys += 1;
+    const item = measuredCopy((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  copyHeap += objectBytes(keys);
+  return Object.freeze(copy);
+}
+
 /** What a frozen value made from its JSON text (frozenFromJson) was made from, and measured as in the same walk. */
 export interface MadeFromJson {
   /** The text: the value's JSON, as a store writes it. */

@@ -13,15 +13,20 @@ export const EMPTY = new OrderedIds();
 
 /** The kept fields of a paged record, in the order of `kept` (undefined where absent), frozen. */
 export function keysOf(kept: readonly string[], value: object, strings: KeptStrings): unknown[] {
-  return keptKeys(
-    kept.map((field) => (value as Record<string, unknown>)[field]),
-    strings,
-  );
+  // one array, filled by index: taken at every write of a paged record (issue 91)
+  const keys: unknown[] = new Array(kept.length);
+  for (let at = 0; at < kept.length; at += 1) keys[at] = keptKey((value as Record<string, unknown>)[kept[at]!], strings);
+  return keys;
+}
+
+/** A kept field's value as memory keeps it: a string shared, anything else a frozen copy of its own. */
+function keptKey(key: unknown, strings: KeptStrings): unknown {
+  return typeof key === 'string' ? strings.share(key) : frozenCopy(key);
 }
 
 /** Kept fields' values as memory keeps them: strings shared, anything else a frozen copy of its own (the value parsed to find them is let go). */
 export function keptKeys(keys: readonly unknown[], strings: KeptStrings): unknown[] {
-  return keys.map((key) => (typeof key === 'string' ? strings.share(key) : frozenCopy(key)));
+  return keys.map((key) => keptKey(key, strings));
 }
 
 /** The record as a caller reading only `fields` sees it, built from its kept fields (`at`: each field's place among them). */
@@ -110,6 +115,9 @@ export class CollectionState {
   private readonly ascending = new Map<string, { last: string } | 'unordered'>();
   /** False once an update moved a record to the end of an index (a changed indexed field): the indexes' orders are not the records'. */
   private indexesInOrder = true;
+  /** set's scratch: the replaced version's indexed fields and order keys. */
+  private readonly indexedBefore: unknown[] = [];
+  private readonly orderedBefore: string[] = [];
 
   constructor(
     readonly paging: Paging | null,
@@ -168,9 +176,16 @@ export class CollectionState {
 
   set(id: string, entry: Kept): void {
     const previous = this.records.get(id);
-    // what the version replaced held, read before it is replaced (a packed row is let go then)
-    const before = previous && [...this.indexes.keys()].map((field) => this.fieldOf(previous, field));
-    const orderedBefore = previous && [...this.ascending.keys()].map((field) => this.orderKey(previous, field));
+    // what the version replaced held, read before it is replaced (a packed row is let go then);
+    // into arrays of this state's own, not new ones at each write (issue 91: every write of a run)
+    const before = this.indexedBefore;
+    const orderedBefore = this.orderedBefore;
+    before.length = 0;
+    orderedBefore.length = 0;
+    if (previous) {
+      for (const field of this.indexes.keys()) before.push(this.fieldOf(previous, field));
+      for (const field of this.ascending.keys()) orderedBefore.push(this.orderKey(previous, field));
+    }
     entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
     this.records.set(id, entry);
     this.order.add(id);
@@ -179,7 +194,7 @@ export class CollectionState {
     // `where` + `reverse` lists stay newest-first by creation when a record is updated.
     let i = 0;
     for (const [field, index] of this.indexes) {
-      const was = before?.[i++];
+      const was = before[i++];
       const after = this.fieldOf(entry, field);
       if (previous && was === after) continue;
       if (previous) this.indexesInOrder = false;
@@ -188,7 +203,7 @@ export class CollectionState {
     }
     let j = 0;
     for (const [field, state] of this.ascending) {
-      const keyBefore = orderedBefore?.[j++];
+      const keyBefore = orderedBefore[j++];
       if (state === 'unordered') continue;
       const key = this.orderKey(entry, field);
       if (previous) {
@@ -197,6 +212,8 @@ export class CollectionState {
       else this.ascending.set(field, 'unordered');
     }
     if (previous) this.release(previous);
+    before.length = 0;
+    orderedBefore.length = 0;
   }
 
   /**

@@ -20,7 +20,7 @@ import {
   type Store,
   type WriteOp,
 } from '../../domain/ports/store.ts';
-import { PagedFiles, ValueCache, cacheCost, readValues, type Location } from './pagedValues.ts';
+import { PagedFiles, ValueCache, cacheCost, frozenCopyAndCost, readValues, type Location } from './pagedValues.ts';
 import { heapWithin, jsonTextBytes, TOO_DEEP } from './heapSize.ts';
 import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
@@ -847,7 +847,9 @@ export class JournalStore implements Store {
         // A value given with its text is the store's own copy (PutOp.json: a worker's, cloned
         // across threads, so built key by key): frozen as it is, not copied a second time
         const cached = !unread[i];
-        const value = !cached ? entry.value! : given[i] === undefined ? frozenCopy(entry.value!) : deepFreeze(entry.value!);
+        // copied and weighed in one walk when no part of it is to be remembered (a run's record, a checkpoint's)
+        const costed = cached && given[i] === undefined && !fresh[i]?.length ? frozenCopyAndCost(entry.value!) : undefined;
+        const value = costed ? costed.copy : !cached ? entry.value! : given[i] === undefined ? frozenCopy(entry.value!) : deepFreeze(entry.value!);
         // the text of its large parts, for the next write of the same parts (a thread's values, at the next run's enqueue)
         if (cached) rememberParts(value, fresh[i] ?? []);
         // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
@@ -857,7 +859,7 @@ export class JournalStore implements Store {
         const located: Kept = { seq: entry.seq, value: undefined, slot: -1, file: this.segmentNumber, at: lineStart + place.at, len: place.len, keys };
         state.set(id, located);
         // a writer's text (PutOp.json) may differ from the value's own JSON: a snapshot reads that one from disk
-        if (cached) this.cache.put(cacheKeyOf(located), value, cacheCost(value), given[i] === undefined);
+        if (cached) this.cache.put(cacheKeyOf(located), value, costed ? costed.cost : cacheCost(value), given[i] === undefined);
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);

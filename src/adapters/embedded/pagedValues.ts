@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { heapBytesOf } from './heapSize.ts';
 import { knownPart } from './writtenParts.ts';
+import { frozenCopyMeasured } from '../../domain/freeze.ts';
 
 /** Where a value's JSON is: a file of `PagedFiles`, its byte offset and length. */
 export interface Location {
@@ -168,6 +169,21 @@ const HELD_BYTES = 112;
 export function cacheCost(value: object): number {
   // a part written before (a thread's values) is counted from what was remembered of it, with its text, not walked again
   return heapBytesOf(value, (part) => knownPart(part)?.heap) + HELD_BYTES;
+}
+
+/**
+ * frozenCopy(value) and its cacheCost, in one walk (issue 91: the copy and the cost were two walks
+ * of every record written); undefined when `value` is not a plain object or is frozen already
+ * (frozenCopy and cacheCost apart, then). Its `fresh` parts, to be remembered, must be none: a
+ * remembered part is weighed with its text.
+ */
+export function frozenCopyAndCost<T extends object>(value: T): { copy: T; cost: number } | undefined {
+  const measured = frozenCopyMeasured(
+    value,
+    (part) => heapBytesOf(part),
+    (part) => knownPart(part)?.heap,
+  );
+  return measured && { copy: measured.copy, cost: measured.heap + HELD_BYTES };
 }
 
 /** A held value and its neighbours in recency order. */
