@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { notBefore, ownerOf } from '../../domain/agent/records.ts';
-import { fairShareOrder } from '../../domain/agent/runs/runFairShare.ts';
+import { firstInFairOrder } from '../../domain/agent/runs/runFairShare.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { copyWith } from '../../domain/copyWith.ts';
@@ -57,13 +57,13 @@ export class InProcessRunClaims implements RunClaims {
     // Found again for each run, a claim of 10 slots among a tenant's 1,000 waiting threads (its
     // runs in flight at their default bound) read and sorted every line 10 times in one turn of
     // the loop, ~2 ms that another tenant's request waited behind (issue 83)
-    let order = this.inFairOrder(Date.now(), skip, perOwner);
+    let order = this.inFairOrder(Date.now(), room - claims.length, skip, perOwner);
     let at = 0;
     while (claims.length < room && at < order.length) {
       const [threadId, line, head] = order[at++]!;
       // changed while an earlier run was being taken: the order is found again
       if (this.lines.get(threadId) !== line || line.running !== null || line.pending[0] !== head) {
-        order = this.inFairOrder(Date.now(), skip, perOwner);
+        order = this.inFairOrder(Date.now(), room - claims.length, skip, perOwner);
         at = 0;
         continue;
       }
@@ -71,7 +71,7 @@ export class InProcessRunClaims implements RunClaims {
       if (claim) claims.push(claim);
       else {
         // its run was withdrawn: the line's next run may be claimable now
-        order = this.inFairOrder(Date.now(), skip, perOwner);
+        order = this.inFairOrder(Date.now(), room - claims.length, skip, perOwner);
         at = 0;
       }
     }
@@ -197,9 +197,10 @@ export class InProcessRunClaims implements RunClaims {
    * The threads whose next runs may start now (nothing running on the thread, its
    * `after_seconds` passed), each with that run, in the order slots go to them: the fair share
    * between owners (runFairShare.ts), oldest first within an owner, none past `perOwner` of an
-   * owner's (this server runs every run here, so its runs executing are the owner's).
+   * owner's (this server runs every run here, so its runs executing are the owner's): the first
+   * `want` of them (the claim's free slots).
    */
-  private inFairOrder(now: number, skip?: ReadonlySet<string>, perOwner?: number): [string, ThreadLine, Waiting][] {
+  private inFairOrder(now: number, want: number, skip?: ReadonlySet<string>, perOwner?: number): [string, ThreadLine, Waiting][] {
     const heads: { owner: string; runId: string; entry: [string, ThreadLine, Waiting] }[] = [];
     const executing = new Map<string, number>();
     for (const entry of this.lines) {
@@ -212,8 +213,7 @@ export class InProcessRunClaims implements RunClaims {
       if (!head || head.notBefore > now || skip?.has(head.runId)) continue;
       heads.push({ owner: line.owner, runId: head.runId, entry: [entry[0], line, head] });
     }
-    heads.sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-    return fairShareOrder(heads, executing, perOwner).map((h) => h.entry);
+    return firstInFairOrder(heads, executing, perOwner, want).map((h) => h.entry);
   }
 
   /** The thread's line, with `run` in it (in run id order) when given. */

@@ -3,7 +3,8 @@
 // owner's runs in receipt order, receipt order alone when owners are even.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fairShareOrder } from '../../../../src/domain/agent/runs/runFairShare.ts';
+import fc from 'fast-check';
+import { fairShareOrder, firstInFairOrder } from '../../../../src/domain/agent/runs/runFairShare.ts';
 
 const runs = (spec: string) => spec.split(' ').map((id) => ({ id, owner: id[0] }));
 const ids = (list: { id: string }[]) => list.map((r) => r.id).join(' ');
@@ -56,4 +57,36 @@ test("an owner's runs take at most its share of a server's slots: the slot left 
   // runs made with no tenant (agent-server auth off) are one space, which no quota counts
   const shared = ['s1', 's2', 's3', 's4', 's5'].map((id) => ({ id, owner: '' }));
   assert.equal(ids(fairShareOrder(shared, new Map([['', 3]]), perOwner)), 's1 s2 s3 s4 s5');
+});
+
+test('the first few in fair order, found from the waiting runs in any order, are the head of the whole order', () => {
+  const candidate = fc.record({ runId: fc.uuid(), owner: fc.constantFrom('', 'a', 'b', 'c') });
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(candidate, { selector: (c) => c.runId, maxLength: 60 }),
+      fc.boolean(),
+      fc.dictionary(fc.constantFrom('', 'a', 'b', 'c'), fc.nat(6)),
+      fc.option(fc.nat(8), { nil: undefined }),
+      fc.nat(20),
+      (list, oneOwner, executing, perOwner, want) => {
+        const candidates = oneOwner ? list.map((c) => ({ ...c, owner: 'a' })) : list;
+        const running = new Map(Object.entries(executing));
+        const sorted = [...candidates].sort((x, y) => (x.runId < y.runId ? -1 : x.runId > y.runId ? 1 : 0));
+        assert.deepEqual(firstInFairOrder(candidates, running, perOwner, want), fairShareOrder(sorted, running, perOwner).slice(0, want));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+test('one owner of 100 waiting threads: the oldest run first, and no more than its share', () => {
+  const waiting = Array.from({ length: 100 }, (_, i) => ({ runId: `r${String(1000 - i).padStart(4, '0')}`, owner: 'a' }));
+  assert.deepEqual(
+    firstInFairOrder(waiting, new Map([['a', 1]]), 3, 5).map((c) => c.runId),
+    ['r0901', 'r0902'],
+  );
+  assert.deepEqual(
+    firstInFairOrder(waiting, new Map(), undefined, 1).map((c) => c.runId),
+    ['r0901'],
+  );
 });
