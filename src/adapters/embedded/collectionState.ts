@@ -115,7 +115,7 @@ export class CollectionState {
   private readonly ascending = new Map<string, { last: string } | 'unordered'>();
   /** False once an update moved a record to the end of an index (a changed indexed field): the indexes' orders are not the records'. */
   private indexesInOrder = true;
-  /** set's scratch: the replaced version's indexed fields and order keys. */
+  /** set's scratch: the replaced version's indexed fields and order keys (what a write before left there stays: a few strings). */
   private readonly indexedBefore: unknown[] = [];
   private readonly orderedBefore: string[] = [];
 
@@ -178,13 +178,14 @@ export class CollectionState {
     const previous = this.records.get(id);
     // what the version replaced held, read before it is replaced (a packed row is let go then);
     // into arrays of this state's own, not new ones at each write (issue 91: every write of a run)
+    // (overwritten, never cut back: setting a length is a call into the runtime)
     const before = this.indexedBefore;
     const orderedBefore = this.orderedBefore;
-    before.length = 0;
-    orderedBefore.length = 0;
     if (previous) {
-      for (const field of this.indexes.keys()) before.push(this.fieldOf(previous, field));
-      for (const field of this.ascending.keys()) orderedBefore.push(this.orderKey(previous, field));
+      let at = 0;
+      for (const field of this.indexes.keys()) before[at++] = this.fieldOf(previous, field);
+      at = 0;
+      for (const field of this.ascending.keys()) orderedBefore[at++] = this.orderKey(previous, field);
     }
     entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
     this.records.set(id, entry);
@@ -194,7 +195,7 @@ export class CollectionState {
     // `where` + `reverse` lists stay newest-first by creation when a record is updated.
     let i = 0;
     for (const [field, index] of this.indexes) {
-      const was = before[i++];
+      const was = previous ? before[i++] : undefined;
       const after = this.fieldOf(entry, field);
       if (previous && was === after) continue;
       if (previous) this.indexesInOrder = false;
@@ -203,7 +204,7 @@ export class CollectionState {
     }
     let j = 0;
     for (const [field, state] of this.ascending) {
-      const keyBefore = orderedBefore[j++];
+      const keyBefore = previous ? orderedBefore[j++] : undefined;
       if (state === 'unordered') continue;
       const key = this.orderKey(entry, field);
       if (previous) {
@@ -212,8 +213,6 @@ export class CollectionState {
       else this.ascending.set(field, 'unordered');
     }
     if (previous) this.release(previous);
-    before.length = 0;
-    orderedBefore.length = 0;
   }
 
   /**
