@@ -4,7 +4,7 @@
 // the page found is read whole. On PostgreSQL the same collection is
 // the threads table, and pgThreads.ts answers the searches and counts in SQL instead.
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
-import type { ThreadFilter, ThreadPage, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
+import type { ThreadFilter, ThreadHead, ThreadPage, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
 import { ownerOf, type ThreadRecord } from '../../domain/agent/records.ts';
 import { metadataContains, sortBy } from '../../domain/agent/search.ts';
 
@@ -22,6 +22,11 @@ export class CollectionThreads implements ThreadsRepository {
   }
 
   get(threadId: string): Promise<ThreadRecord | undefined> {
+    return this.threads.get(threadId);
+  }
+
+  /** The whole record: the embedded store hands out the record it holds, values and all, at no cost. */
+  withoutValues(threadId: string): Promise<ThreadHead | undefined> {
     return this.threads.get(threadId);
   }
 

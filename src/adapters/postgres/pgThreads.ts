@@ -4,7 +4,7 @@
 // the table's columns, so a page or a count is read through the owner's indexes
 // (test/adapters/postgres.explain.test.ts holds them to that at 100k).
 import type { ThreadRecord } from '../../domain/agent/records.ts';
-import type { ThreadFilter, ThreadPage, ThreadSortField } from '../../domain/ports/threadsRepository.ts';
+import type { ThreadFilter, ThreadHead, ThreadPage, ThreadSortField } from '../../domain/ports/threadsRepository.ts';
 import { CollectionThreads } from '../embedded/collectionThreads.ts';
 import type { PgStore } from './pgStore.ts';
 import { metadataEquals } from './pgSql.ts';
@@ -29,12 +29,28 @@ export class PgThreads extends CollectionThreads {
     return rows.map((r) => r.doc);
   }
 
+  /**
+   * The thread's document without its `values`, as PostgreSQL's json_each reads its top-level
+   * fields (each one's text as stored, in order): a run's creation parsed the whole document,
+   * the thread's history in it, on the replica's main thread (~9 KB a run of the bench's plain
+   * echo, issue 87). Asked through the store's gets, so it still goes in one statement with the
+   * reads asked beside it (the run's assistant).
+   */
+  override withoutValues(threadId: string): Promise<ThreadHead | undefined> {
+    return this.store.getDoc<ThreadHead>(WITHOUT_VALUES, threadId);
+  }
+
   override async count(filter: ThreadFilter): Promise<number> {
     const { sql, params } = countSql(filter);
     const { rows } = await this.store.query<{ n: string }>(sql, params);
     return Number(rows[0].n);
   }
 }
+
+/** The thread's document without `values`, its key in `param` (PgStore.getDoc). */
+const WITHOUT_VALUES = (param: string) =>
+  `SELECT (SELECT json_object_agg(f.key, f.value ORDER BY f.at) FROM json_each(doc) WITH ORDINALITY AS f(key, value, at) WHERE f.key <> 'values') AS doc
+     FROM agentplane_threads WHERE thread_id = ${param}`;
 
 /** The statement of a search (exported for the EXPLAIN tests). */
 export function searchSql(filter: ThreadFilter, page: ThreadPage): { sql: string; params: unknown[] } {

@@ -28,8 +28,17 @@ export interface ThreadPage {
   limit?: number;
 }
 
+/** A thread's record without its values (ThreadsRepository.withoutValues). */
+export type ThreadHead = Omit<ThreadRecord, 'values'>;
+
 export interface ThreadsRepository {
   get(threadId: string): Promise<ThreadRecord | undefined>;
+  /**
+   * The thread's record, its values left out or not: what a run's creation reads (its owner,
+   * status, metadata and config; never the values, the thread's whole history). A store that
+   * keeps the values inside the record's text (PostgreSQL) reads the rest only.
+   */
+  withoutValues(threadId: string): Promise<ThreadHead | undefined>;
   /** Stores a new thread; resolves false (and writes nothing) when its id is taken. */
   insert(thread: ThreadRecord): Promise<boolean>;
   /**

@@ -10,7 +10,7 @@ import { nowIso } from '../../clock.ts';
 import { copyWith } from '../../copyWith.ts';
 import type { WriteOp } from '../../ports/store.ts';
 import type { RunStore } from '../../ports/runStore.ts';
-import type { ThreadsRepository } from '../../ports/threadsRepository.ts';
+import type { ThreadHead, ThreadsRepository } from '../../ports/threadsRepository.ts';
 import type { RunClaims } from '../../ports/runClaims.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { uuid7 } from '../ids.ts';
@@ -38,7 +38,7 @@ export async function enqueueRun(
   assistant: Assistant,
   body: RunCreate,
   /** `thread`: the thread as the caller read it under the thread's lock (null: there is none); read here when absent. */
-  options: { temporary?: boolean; owner: string; caller?: RunCaller; thread?: ThreadRecord | null },
+  options: { temporary?: boolean; owner: string; caller?: RunCaller; thread?: ThreadHead | null },
 ): Promise<RunRecord> {
   const now = nowIso();
   const { owner } = options;

@@ -85,8 +85,9 @@ export class Runs implements RunService {
     const { engine } = this.deps;
     // receipt order is fixed here, before any await: the lock chains calls in arrival order
     return this.deps.locks.run(threadId, async () => {
-      // side by side: a store that can reads both in one round trip (PostgreSQL: one statement)
-      const [assistant, thread] = await Promise.all([this.deps.assistants.resolve(body.assistant_id), this.deps.threads.get(threadId)]);
+      // side by side: a store that can reads both in one round trip (PostgreSQL: one statement);
+      // the thread without its values, which a run's creation never reads
+      const [assistant, thread] = await Promise.all([this.deps.assistants.resolve(body.assistant_id), this.deps.threads.withoutValues(threadId)]);
       // another owner's thread is not found, and its id cannot be taken by if_not_exists
       if (!assistant) return assistantNotFound(body.assistant_id);
       if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
