@@ -144,6 +144,8 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
     `${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run (schedstat), profile busy ${(busy / runs / 1000).toFixed(2)} ms a run; self µs a run:`,
   );
   for (const [key, us] of self.filter(([k]) => k !== '(idle)').slice(0, TOP)) console.log(`  ${(us / runs).toFixed(0).padStart(6)}  ${key}`);
+  // the directory named may not exist yet (the copy failed with ENOENT after the whole measurement)
+  if (process.env.KEEP) fs.mkdirSync(process.env.KEEP, { recursive: true });
   if (process.env.KEEP) fs.copyFileSync(path.join(cpuDir, mainThreadFile(files, cpuDir)), path.join(process.env.KEEP, `${kind}-${subscribers}.cpuprofile`));
   if (process.env.KEEP) fs.writeFileSync(path.join(process.env.KEEP, `${kind}-${subscribers}.window.json`), JSON.stringify(window));
 }
