@@ -22,7 +22,7 @@ import {
 } from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, cacheCost, frozenCopyAndCost, readValues, type Location } from './pagedValues.ts';
 import { heapWithin, jsonTextBytes, TOO_DEEP } from './heapSize.ts';
-import { knownPart, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
+import { knownPart, mayBeWrittenWhole, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, type DescribingIndex } from './pagedIndex.ts';
@@ -1466,15 +1466,21 @@ type Place = Omit<Location, 'file'>;
 
 /**
  * The text of a put whose value is paged, pushed onto `pieces` as pieces, and where the value is
- * in it (bytes from the text's start, and its length in bytes).
+ * in it (bytes from the text's start, and its length in bytes). `triedWhole`: its record's whole
+ * text was made and found to hold a part to keep (recordPieces).
  */
-function pagedOpText(op: [string, string, number, object], pieces: string[], given?: string): { at: number; len: number; fresh: FreshPart[] } {
+function pagedOpText(
+  op: [string, string, number, object],
+  pieces: string[],
+  given?: string,
+  triedWhole = false,
+): { at: number; len: number; fresh: FreshPart[] } {
   const head = `${JSON.stringify([op[0], op[1], op[2]]).slice(0, -1)},`;
   pieces.push(head);
   const from = pieces.length;
   let fresh: FreshPart[] = [];
   if (given === undefined) {
-    const made = recordPieces(op[3], pieces);
+    const made = recordPieces(op[3], pieces, triedWhole);
     if (!made.written) throw new Error('its value has no JSON');
     fresh = made.fresh;
   } else pieces.push(given);
@@ -1505,37 +1511,42 @@ function serialise(
       const text = `${JSON.stringify(lines)}\n`;
       pieces = [text];
       bytes = Buffer.byteLength(text);
-    } else if (lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && writtenWhole(lines[0]![3])) {
+    } else {
       // one record written whole (a created thread, a run's status): the line in one stringify, as
       // d5486dc wrote it, its value found after the head `[["name","id",seq,` and before `]]`
       // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
-      const [name, id, seq] = lines[0]!;
-      const whole = JSON.stringify(lines);
-      const at = 1 + Buffer.byteLength(JSON.stringify([name, id, seq]));
-      bytes = Buffer.byteLength(whole) + 1;
-      places[0] = { at, len: bytes - 1 - at - 2 };
-      fresh[0] = [];
-      pieces = [whole, '\n'];
-    } else {
-      const made: string[] = ['['];
-      bytes = 1; // the opening bracket
-      lines.forEach((op, i) => {
-        if (i > 0) made.push(',');
-        if (paged[i] && op.length === 4) {
-          const { at, len, fresh: kept } = pagedOpText(op, made, given[i]);
-          places[i] = { at: bytes + at, len };
-          fresh[i] = kept;
-          bytes += at + len + 2; // its closing bracket and the comma after it
-        } else {
-          const part = JSON.stringify(op);
-          made.push(part);
-          bytes += Buffer.byteLength(part) + 1;
-        }
-      });
-      // the last op's comma stands for the closing bracket; then the newline
-      made.push(']\n');
-      bytes += 1;
-      pieces = made;
+      const one = lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && mayBeWrittenWhole(lines[0]![3]);
+      const whole = one ? JSON.stringify(lines) : undefined;
+      const head = whole !== undefined ? JSON.stringify([lines[0]![0], lines[0]![1], lines[0]![2]]) : '';
+      // the value's characters in the line `[` head-but-its-`]` `,` value `]]`
+      if (whole !== undefined && writtenWhole(lines[0]![3]!, whole.length - head.length - 3)) {
+        const at = 1 + Buffer.byteLength(head);
+        bytes = Buffer.byteLength(whole) + 1;
+        places[0] = { at, len: bytes - 1 - at - 2 };
+        fresh[0] = [];
+        pieces = [whole, '\n'];
+      } else {
+        const made: string[] = ['['];
+        bytes = 1; // the opening bracket
+        lines.forEach((op, i) => {
+          if (i > 0) made.push(',');
+          if (paged[i] && op.length === 4) {
+            // its record's whole text made above and found to hold a part to keep: not made again
+            const { at, len, fresh: kept } = pagedOpText(op, made, given[i], whole !== undefined);
+            places[i] = { at: bytes + at, len };
+            fresh[i] = kept;
+            bytes += at + len + 2; // its closing bracket and the comma after it
+          } else {
+            const part = JSON.stringify(op);
+            made.push(part);
+            bytes += Buffer.byteLength(part) + 1;
+          }
+        });
+        // the last op's comma stands for the closing bracket; then the newline
+        made.push(']\n');
+        bytes += 1;
+        pieces = made;
+      }
     }
   } catch (err) {
     problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack

@@ -59,8 +59,10 @@ export function recordJson(value: object): { json: string | undefined; fresh: Fr
  * buffer (journalStore.ts), so a thread's values, whose remembered text is a string already, are
  * copied once, into the line's bytes, not into a record's text, a line's and then its bytes
  * (issue 87: those copies were a fifth of the main thread's allocation under the fan-out).
+ * `triedWhole`: the caller made the record's whole text (or its line's) and writtenWhole said
+ * it holds a part to keep: it goes part by part without that text made again.
  */
-export function recordPieces(value: object, pieces: string[]): { written: boolean; fresh: FreshPart[] } {
+export function recordPieces(value: object, pieces: string[], triedWhole = false): { written: boolean; fresh: FreshPart[] } {
   const start = pieces.length;
   const whole = (): { written: boolean; fresh: FreshPart[] } => {
     pieces.length = start;
@@ -68,7 +70,14 @@ export function recordPieces(value: object, pieces: string[]): { written: boolea
     if (json !== undefined) pieces.push(json);
     return { written: json !== undefined, fresh: [] };
   };
-  if (Array.isArray(value) || !isPlain(value) || hasToJSON(value) || noPartToKeep(value)) return whole();
+  if (Array.isArray(value) || !isPlain(value) || hasToJSON(value)) return whole();
+  if (!triedWhole && !holdsKeptPart(value)) {
+    const json = JSON.stringify(value) as string;
+    if (noPartToKeep(value, json.length)) {
+      pieces.push(json);
+      return { written: true, fresh: [] };
+    }
+  }
   const fresh: FreshPart[] = [];
   let first = true;
   for (const key of Object.keys(value)) {
@@ -90,26 +99,49 @@ export function recordPieces(value: object, pieces: string[]): { written: boolea
 }
 
 /**
- * Whether `value` is a plain object (no toJSON at its top) with no part to keep: recordJson
- * writes it as one JSON.stringify, and a stringify of the journal line holding it writes the
- * same text in it (the one difference there, the key a top-level toJSON is called with, cannot
- * arise), so the line can be written in one stringify with nothing to remember of it.
+ * Whether `value` may be written whole, as one JSON.stringify of it or of the journal line
+ * holding it (the one difference there, the key a top-level toJSON is called with, cannot arise):
+ * a plain object, no toJSON at its top, no top-level part the store remembers or made from a
+ * long text. Whether it is, once its text is made, is writtenWhole's to say.
  */
-export function writtenWhole(value: object): boolean {
-  return !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype && !hasToJSON(value) && noPartToKeep(value);
+export function mayBeWrittenWhole(value: object): boolean {
+  return !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype && !hasToJSON(value) && !holdsKeptPart(value);
 }
 
 /**
- * Whether no top-level part of `value` is one the store remembers or could remember (its text
- * KNOWN_PART_CHARS or longer): then the record is serialised whole, as one JSON.stringify,
- * which writes the same text. A created thread's record (its metadata, config and interrupts
- * empty objects) went through the per-part path, a JSON.stringify per key and per field and
- * their joining: ~2.6 times one stringify of the whole and ~2 KB of garbage a write (issue 86).
+ * Whether `value`, one mayBeWrittenWhole lets through, written in a text of `chars` characters
+ * holding its JSON (its own or its journal line's), has no part to keep (noPartToKeep): then
+ * that one stringify is its text, with nothing to remember of it.
  */
-function noPartToKeep(value: object): boolean {
+export function writtenWhole(value: object, chars: number): boolean {
+  return noPartToKeep(value, chars);
+}
+
+/** Whether a top-level part of `value` is one the store remembers, or one made from a text long enough to keep (madeLong). */
+function holdsKeptPart(value: object): boolean {
   for (const key in value) {
     const part = (value as Record<string, unknown>)[key];
-    if (part !== null && typeof part === 'object' && (known.has(part) || madeLong(part) || !writesUnder(part, KNOWN_PART_CHARS))) return false;
+    if (part !== null && typeof part === 'object' && (known.has(part) || madeLong(part))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether no top-level part of `value`, which holds no kept part (holdsKeptPart), could be
+ * remembered (its text KNOWN_PART_CHARS or longer), its JSON written in `chars` characters: then
+ * the record is serialised whole, as one JSON.stringify, which writes the same text. A created
+ * thread's record (its metadata, config and interrupts empty objects) went through the per-part
+ * path, a JSON.stringify per key and per field and their joining: ~2.6 times one stringify of
+ * the whole and ~2 KB of garbage a write (issue 86). A part's text is a piece of the record's:
+ * a record written in fewer characters than a part worth keeping has none, and its strings are
+ * not scanned for a character JSON escapes (issue 91: ~160k instructions of a run's main
+ * thread bounded a plain echo run's records, each a few hundred characters, key by key).
+ */
+function noPartToKeep(value: object, chars: number): boolean {
+  if (chars < KNOWN_PART_CHARS) return true;
+  for (const key in value) {
+    const part = (value as Record<string, unknown>)[key];
+    if (part !== null && typeof part === 'object' && !writesUnder(part, KNOWN_PART_CHARS)) return false;
   }
   return true;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
-import { KNOWN_PART_CHARS, knownPart, recordJson, recordPieces } from '../../../src/adapters/embedded/writtenParts.ts';
+import { KNOWN_PART_CHARS, knownPart, mayBeWrittenWhole, recordJson, recordPieces, writtenWhole } from '../../../src/adapters/embedded/writtenParts.ts';
 import { heapBytesOf, heapWithin, jsonTextBytes, TOO_DEEP } from '../../../src/adapters/embedded/heapSize.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 import { frozenFromJson } from '../../../src/domain/freeze.ts';
@@ -431,6 +431,50 @@ test("a thread's values made from their text are refused when they nest too deep
       );
       assert.equal((await threads.get('t'))!.status, 'busy', 'nothing of the refused write was kept');
     }
+    await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** `value` seen through a Proxy that counts the reads of its own fields. */
+function countedReads<T extends object>(value: T): { value: T; reads: () => number } {
+  let reads = 0;
+  const proxy = new Proxy(value, {
+    get(target, key, receiver) {
+      if (Object.hasOwn(target, key)) reads += 1;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { value: proxy, reads: () => reads };
+}
+
+test("a record whose text is shorter than a part worth keeping is written in one stringify, its parts' strings not walked for a bound", async () => {
+  // issue 91: each part of a plain echo run's records (a few hundred characters) was walked, key by
+  // key and string by string with an escape check, to bound its text before the one stringify
+  // (~160k instructions of a run's main thread); a part's text is a piece of the record's, so a
+  // record written in fewer characters than KNOWN_PART_CHARS has no part to keep
+  const part = () => ({ input: { messages: [{ role: 'user', content: 'é "quoted" \\ \u0001 hello' }] }, tags: ['a', 'b'], n: 1.5 });
+  const kwargs = countedReads(part());
+  const run = { run_id: '01a2344f-31c1-7000-bc6f-32a2fb7b5460', status: 'pending', kwargs: kwargs.value };
+  const made = recordJson(run);
+  assert.deepEqual(made, { json: JSON.stringify({ ...run, kwargs: part() }), fresh: [] });
+  assert.equal(kwargs.reads(), 3, 'each field of the part read once, by the stringify');
+  // and its journal line, one record alone in its batch
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir, cacheBytes: 1 });
+    const runs = store.collection<object>('runs', { indexes: ['thread_id'] });
+    await runs.count();
+    const alone = countedReads(part());
+    const record = { run_id: 'r1', thread_id: 't', kwargs: alone.value };
+    // what the line's writer asks before and after its one stringify of the line
+    assert.equal(mayBeWrittenWhole(record), true);
+    assert.equal(writtenWhole(record, JSON.stringify({ ...record, kwargs: part() }).length), true);
+    assert.equal(alone.reads(), 0, 'no field of the part read to bound it');
+    await runs.put('r1', record);
+    assert.equal(lastLine(dataDir), JSON.stringify([['runs', 'r1', JSON.parse(lastLine(dataDir))[0][2], { ...record, kwargs: part() }]]));
+    assert.deepEqual(await runs.get('r1'), { ...record, kwargs: part() });
     await store.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
