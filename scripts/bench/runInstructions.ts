@@ -11,13 +11,15 @@
 // STORES=embedded,postgres: each root once per store (issue 87: what a run costs the replica on
 // PostgreSQL against the embedded store), run workers off as the pgceiling phase has the plain
 // graph, PostgreSQL a fresh database of the statement-counting cluster (pgCount.ts).
+// INSTR_GRAPH=langgraph: the runs are the LangGraph echo graph's (the bench's shared graph, issue
+// 86) instead of the plain echo's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startAgentplane, type Agentplane } from './agentplane.ts';
 import { enqueueAndDrain, RUNS_PER_THREAD, WARM_UP } from './runs.ts';
-import { PLAIN_GRAPH } from './graph.ts';
+import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { untilIdle } from './writes.ts';
 import { countingPostgres } from './pgCount.ts';
 
@@ -72,7 +74,12 @@ try {
     });
     servers.push({ root, ap, outFile, label: `${path.basename(root)}${store && ` ${store}`}` });
   }
-  const ts = servers.map((s) => ({ server: 'agentplane' as const, url: s.ap.url, headers: s.ap.headers, assistant: PLAIN_GRAPH }));
+  const ts = servers.map((s) => ({
+    server: 'agentplane' as const,
+    url: s.ap.url,
+    headers: s.ap.headers,
+    assistant: process.env.INSTR_GRAPH === 'langgraph' ? BENCH_GRAPH : PLAIN_GRAPH,
+  }));
   for (const t of ts) for (const [a, b] of WARM_UP) await enqueueAndDrain(t, a === 100 ? 20 : a, b);
   for (const s of servers) await untilIdle(s.ap, 300_000);
   for (let p = 0; p < passes; p++)
