@@ -78,13 +78,21 @@ function copyOwn(value: Record<string, unknown>, depth: number): Copied | typeof
   return new Copied(keys, values);
 }
 
-/** Whether `value` holds the same plain data as `copy` (made by copyOf). */
+/**
+ * Whether `value` holds the same plain data as `copy` (made by copyOf). A copy is never the
+ * object it copies (arrays and objects are copied afresh), so `value === copy` is a primitive
+ * that matches: the common case (a string, a number) is decided without a call.
+ */
 function holds(value: unknown, copy: unknown): boolean {
-  if (value === null || typeof value !== 'object') return value === copy;
-  if (copy === null || typeof copy !== 'object') return false;
+  if (value === copy) return true;
+  if (value === null || typeof value !== 'object' || copy === null || typeof copy !== 'object') return false;
   if (Array.isArray(value)) {
     if (!Array.isArray(copy) || value.length !== copy.length) return false;
-    for (let i = 0; i < value.length; i += 1) if (!holds(value[i], copy[i])) return false;
+    for (let i = 0; i < value.length; i += 1) {
+      const item = value[i];
+      const copied = copy[i];
+      if (item !== copied && !holds(item, copied)) return false;
+    }
     return true;
   }
   if (!(copy instanceof Copied) || !isPlainObject(value)) return false;
@@ -93,12 +101,16 @@ function holds(value: unknown, copy: unknown): boolean {
 
 function holdsOwn(value: Record<string, unknown>, copy: Copied): boolean {
   const copied = copy.keys;
+  const values = copy.values;
   let i = 0;
   // for-in lists the own enumerable keys in Object.keys' order, then any inherited enumerable
   // one: an object with one of those never matches (and is copied afresh), so a match is a
   // match of Object.keys; and it lists them without making an array of them
   for (const key in value) {
-    if (i === copied.length || key !== copied[i] || !holds(value[key], copy.values[i])) return false;
+    if (i === copied.length || key !== copied[i]) return false;
+    const item = value[key];
+    const was = values[i];
+    if (item !== was && !holds(item, was)) return false;
     i += 1;
   }
   return i === copied.length;

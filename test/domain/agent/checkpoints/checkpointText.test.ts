@@ -64,6 +64,15 @@ test('a message changed in place after it was stored is stored as it is now, how
     () => ((messages[2] as unknown as Record<string, unknown>).name = 'renamed'),
     () => ((messages[0].additional_kwargs as Record<string, unknown>).when = new Date(5)),
     () => ((messages[0].additional_kwargs as Record<string, unknown>).when = 'a string again'),
+    // a primitive for another of equal look or none: 1, '1', true, NaN (which is not equal to itself), null
+    () => ((messages[0].additional_kwargs as Record<string, unknown>).count = 1),
+    () => ((messages[0].additional_kwargs as Record<string, unknown>).count = '1'),
+    () => ((messages[0].additional_kwargs as Record<string, unknown>).count = true),
+    () => ((messages[0].additional_kwargs as Record<string, unknown>).count = NaN),
+    () => ((messages[0].additional_kwargs as Record<string, unknown>).count = null),
+    () => (messages[1] as AIMessage).tool_calls![0].args.nested.deep.splice(0, 1, 0),
+    // a nested plain object made an instance of something else in place
+    () => Object.setPrototypeOf(messages[2].response_metadata, { toJSON: () => 'not plain any more' }),
   ];
   for (const [i, change] of changes.entries()) {
     change();
