@@ -132,85 +132,82 @@ function holdsKeptPart(value: object): boolean {
  * the record is serialised whole, as one JSON.stringify, which writes the same text. A created
  * thread's record (its metadata, config and interrupts empty objects) went through the per-part
  * path, a JSON.stringify per key and per field and their joining: ~2.6 times one stringify of
- * the whole and ~2 KB of garbage a write (issue 86). A part's text is a piece of the record's:
- * a record written in fewer characters than a part worth keeping has none, and its strings are
- * not scanned for a character JSON escapes (issue 91: ~160k instructions of a run's main
- * thread bounded a plain echo run's records, each a few hundred characters, key by key).
+ * the whole and ~2 KB of garbage a write (issue 86).
+ *
+ * A part's text is a piece of its record's: a record written in fewer characters than a part
+ * worth keeping has none. A longer one is walked for the least each part writes (leastOf: each
+ * string as if nothing in it were escaped); a part then writes at most the record's characters
+ * less the least of everything else. Issue 91: each string was tested for a character JSON may
+ * escape and bounded at 6 characters a character if it held one, ~110k instructions of a plain
+ * echo run's main thread on 100 threads; now a string's length is read, nothing scanned.
  */
 function noPartToKeep(value: object, chars: number): boolean {
   if (chars < KNOWN_PART_CHARS) return true;
-  for (const key in value) {
+  let least = 2; // the braces
+  let most = 0; // the largest least of a part
+  for (const key of Object.keys(value)) {
     const part = (value as Record<string, unknown>)[key];
-    if (part !== null && typeof part === 'object' && !writesUnder(part, KNOWN_PART_CHARS)) return false;
+    if (leftOut(part)) continue;
+    const partLeast = leastOf(part, KNOWN_PART_CHARS);
+    if (part !== null && typeof part === 'object') {
+      if (partLeast >= KNOWN_PART_CHARS) return false; // certainly one to keep
+      most = Math.max(most, partLeast);
+    }
+    least += (least > 2 ? 1 : 0) + key.length + 3 + partLeast; // a comma, the key quoted and its colon
   }
-  return true;
+  return chars - least + most < KNOWN_PART_CHARS;
+}
+
+/** Whether JSON.stringify may leave a field out (undefined, a function, a symbol; a toJSON may give undefined). */
+function leftOut(value: unknown): boolean {
+  const type = typeof value;
+  return type === 'undefined' || type === 'function' || type === 'symbol' || hasToJSON(value);
+}
+
+/**
+ * The fewest characters JSON.stringify writes for `value`, or a figure ≥ `cap` once it reaches
+ * it: each string its length and quotes (an escape only adds), each number a digit, what a
+ * toJSON or another prototype writes none, and a field that may be left out none either.
+ */
+function leastOf(value: unknown, cap: number): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return 1;
+    case 'boolean':
+      return 4;
+    case 'object': {
+      if (value === null) return 4;
+      if (!isPlain(value) || hasToJSON(value)) return 0;
+      let least = 2;
+      if (Array.isArray(value)) {
+        // by index: a hole or a left-out item is written as null (a toJSON's counted as none)
+        for (let i = 0; i < value.length && least < cap; i += 1) {
+          const item: unknown = value[i];
+          const omitted = item === undefined || typeof item === 'function' || typeof item === 'symbol';
+          least += (i > 0 ? 1 : 0) + (omitted ? 4 : leastOf(item, cap - least));
+        }
+      } else {
+        let first = true;
+        for (const key of Object.keys(value)) {
+          const item = (value as Record<string, unknown>)[key];
+          if (leftOut(item)) continue;
+          least += (first ? 0 : 1) + key.length + 3 + leastOf(item, cap - least);
+          first = false;
+          if (least >= cap) break;
+        }
+      }
+      return least;
+    }
+    default:
+      return 0;
+  }
 }
 
 /** Whether `part` was made from a JSON text long enough to keep (freeze.ts frozenFromJson): the per-part path writes that text. */
 function madeLong(part: object): boolean {
   return (jsonTextOf(part)?.length ?? 0) >= KNOWN_PART_CHARS;
-}
-
-/** Escaped, a character of a string is written as 6 at most (\u001f, a lone surrogate's \udXXX). */
-const ESCAPED = 6;
-
-/**
- * A character JSON.stringify may write as more than itself: a quote, a backslash, a control
- * character, a surrogate (a lone one is escaped; a pair is written as it is, but is not told
- * apart here).
- */
-// eslint-disable-next-line no-control-regex -- the control characters are what JSON.stringify escapes
-const MAY_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/**
- * The most characters JSON.stringify writes for a string (or a key) and its quotes: its own
- * length when no character of it may be escaped, else each as if escaped. A run's record (its
- * kwargs, its trace) and a checkpoint's metadata are ~500–700 characters of JSON but were bounded
- * at 6 a character (~3,000): each such record went part by part, a stringify per field and its
- * key, each piece measured and encoded apart, for no part to remember (issue 91: 48 against
- * 35 µs of CPU to serialise a plain echo run's values).
- */
-function stringBound(text: string): number {
-  return (MAY_ESCAPE.test(text) ? text.length * ESCAPED : text.length) + 2;
-}
-
-/**
- * Whether JSON.stringify(part) is certainly shorter than `budget`, by a bound taken without
- * writing it: each string as if every character were escaped, each number at its longest.
- * Stops (false) as soon as the bound reaches the budget, so a large part costs a few fields.
- */
-function writesUnder(part: object, budget: number): boolean {
-  return boundOf(part, budget) < budget;
-}
-
-/** An upper bound on the length of the JSON of `value`, or a figure ≥ `budget` once it reaches it. */
-function boundOf(value: unknown, budget: number): number {
-  switch (typeof value) {
-    case 'string':
-      return stringBound(value);
-    case 'number':
-      return 25; // -0.0000012345678901234567
-    case 'boolean':
-      return 5;
-    case 'object': {
-      if (value === null) return 4;
-      // a toJSON or a Map, a Date...: not bounded here (the whole record is still correct by the per-part path)
-      if (!isPlain(value) || hasToJSON(value)) return budget;
-      let bound = 2;
-      if (Array.isArray(value)) {
-        // by index: a hole is written (null), which a walk of the keys would not see
-        for (let i = 0; i < value.length && bound < budget; i += 1) bound += 1 + boundOf(value[i], budget - bound);
-      } else {
-        for (const key in value) {
-          bound += stringBound(key) + 2 + boundOf((value as Record<string, unknown>)[key], budget - bound);
-          if (bound >= budget) break;
-        }
-      }
-      return Math.min(bound, budget);
-    }
-    default:
-      return 4; // undefined, a function or a symbol: left out, or null in an array
-  }
 }
 
 /** Remembers the text of the kept record's parts serialised for it (recordJson's `fresh`). */

@@ -480,3 +480,24 @@ test("a record whose text is shorter than a part worth keeping is written in one
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a record longer than a part worth keeping, none of its parts that long though their strings hold escapes, is serialised in one JSON.stringify', () => {
+  // issue 91: a string holding a character JSON may escape was bounded at 6 characters a character,
+  // so a thread's record with a few hundred characters of messages went part by part; each part is
+  // now bounded by the record's length less the least the others write
+  const said = { messages: Array.from({ length: 8 }, (_, i) => ({ type: 'human', content: `say "hi" \\ ${i}\n`.repeat(3), id: `m${i}` })) };
+  const other = { text: 'x'.repeat(500), n: [1, 2.5, -3, true, null], skipped: undefined };
+  const record = { thread_id: 't', said, other };
+  const json = JSON.stringify(record);
+  assert.ok(json.length >= KNOWN_PART_CHARS && JSON.stringify(said).length < KNOWN_PART_CHARS && JSON.stringify(other).length < KNOWN_PART_CHARS);
+  let out: ReturnType<typeof recordJson> | undefined;
+  assert.equal(
+    stringifyCalls(() => (out = recordJson(record))),
+    1,
+  );
+  assert.deepEqual(out, { json, fresh: [] });
+  // a part whose text does reach it, the rest short, is still kept, though its least alone is under it
+  const quoted = { text: '"'.repeat(KNOWN_PART_CHARS / 2) };
+  const withQuoted = { id: 'r', quoted, small: { a: 1 } };
+  assert.deepEqual(recordJson(withQuoted), { json: JSON.stringify(withQuoted), fresh: [['quoted', JSON.stringify(quoted)]] });
+});
