@@ -75,25 +75,8 @@ export function frozenCopyMeasured<T extends object>(
   if (Object.isFrozen(value) || Array.isArray(value) || !isPlainObject(value)) return undefined;
   copyHeap = 0;
   heapOfShared = heapOfFrozen;
-  let keys = 0;
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype === Object.prototype && isEmpty(value)) return { copy: EMPTY_OBJECT as T, heap: objectBytes(0) };
-  const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
-  for (const key of Object.keys(value)) {
-    keys += 1;
-    const part = (value as Record<string, unknown>)[key];
-    const known = heapOfTopPart(part);
-    let item: unknown;
-    if (known === undefined) item = measuredCopy(part);
-    else {
-      item = frozenCopy(part);
-      copyHeap += known;
-    }
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
-    else copy[key] = item;
-  }
-  copyHeap += objectBytes(keys);
-  return { copy: Object.freeze(copy) as T, heap: copyHeap };
+  const copy = measuredObjectCopy(value, heapOfTopPart) as T;
+  return { copy, heap: copyHeap };
 }
 
 const isPlainObject = (value: object) => {
@@ -128,6 +111,14 @@ function measuredCopy(value: unknown): unknown {
     copyHeap += heapOfShared(frozen);
     return frozen;
   }
+  return measuredObjectCopy(value);
+}
+
+/**
+ * measuredCopy of a plain object. At a record's top level `heapOfTopPart` may know a part's
+ * weight already; such a part is copied by frozenCopy and counted at that weight.
+ */
+function measuredObjectCopy(value: object, heapOfTopPart?: (part: unknown) => number | undefined): object {
   if (Object.getPrototypeOf(value) === Object.prototype && isEmpty(value)) {
     copyHeap += objectBytes(0);
     return EMPTY_OBJECT;
@@ -136,7 +127,15 @@ function measuredCopy(value: unknown): unknown {
   let keys = 0;
   for (const key of Object.keys(value)) {
     keys += 1;
-    const item = measuredCopy((value as Record<string, unknown>)[key]);
+    const part = (value as Record<string, unknown>)[key];
+    const known = heapOfTopPart?.(part);
+    let item: unknown;
+    if (known === undefined) item = measuredCopy(part);
+    else {
+      item = frozenCopy(part);
+      copyHeap += known;
+    }
+    // a key named __proto__ (JSON.parse makes it an own property) is data, not the prototype
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
