@@ -73,9 +73,16 @@ test("a grouped collection's records on disk cost memory per thread, not per rec
     for (let i = 0; i < ops.length; i += 500) await first.store.write(ops.slice(i, i + 500));
     await first.store.close();
   }
-  const before = heapUsed();
-  const again = await open(dir, { shards: 8 });
-  const perRecord = (heapUsed() - before) / (threads * perThread);
+  // the least of two opens after a first: heap that comes with an open once (code V8 compiles and
+  // keeps on the heap, late under load) is not the records' (one open alone read 24 bytes a record now and then)
+  let perRecord = Infinity;
+  let again = await open(dir, { shards: 8 });
+  for (let pass = 0; pass < 2; pass += 1) {
+    await again.store.close();
+    const before = heapUsed();
+    again = await open(dir, { shards: 8 });
+    perRecord = Math.min(perRecord, (heapUsed() - before) / (threads * perThread));
+  }
   try {
     // ~4 bytes a record (~250 a thread); ~380 a record when each record kept an entry, its kept fields and index places
     assert.ok(perRecord < 20, `${Math.round(perRecord)} bytes of heap a record`);
