@@ -41,6 +41,10 @@ export class PlainSteps {
 
   /** A checkpoint the run commits: its input (`source: input`) or the graph's result (`loop`). */
   checkpoint(values: Record<string, unknown>, checkpointId: string, parentId: string | null, metadata: { source: string; step: number }): void {
+    if (this.envelopes)
+      this.out.chunk([], 'checkpoints', { id: checkpointId, ...(parentId ? { parent_id: parentId } : {}), step: metadata.step, source: metadata.source });
+    // the checkpoint on the wire copies the thread's whole values: made only for a run that streams it
+    if (!this.out.has('checkpoints') && !this.out.has('debug')) return;
     const { run } = this.ctx;
     const config = (id: string) => ({ configurable: { thread_id: run.thread_id, checkpoint_ns: '', checkpoint_id: id } });
     const checkpoint = checkpointOnWire({
@@ -51,8 +55,6 @@ export class PlainSteps {
       next: [],
       tasks: [],
     });
-    if (this.envelopes)
-      this.out.chunk([], 'checkpoints', { id: checkpointId, ...(parentId ? { parent_id: parentId } : {}), step: metadata.step, source: metadata.source });
     if (this.out.has('checkpoints')) this.ctx.publish('checkpoints', checkpoint);
     if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: nowIso(), step: metadata.step, payload: checkpoint });
   }
