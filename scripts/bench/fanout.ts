@@ -77,6 +77,13 @@ export interface CeilingFigure {
   idle: { okP99Ms: number };
   loaded: { okP99Ms: number; okSamples: number };
   delivery: DeliveryFigure | null;
+  /**
+   * BENCH_FANOUT_CEILING_BESIDE_RUNS=1: an extra figure, not the target's. The ceiling's window
+   * played a second time while agentplane's runs go on its threads beside it (its drivers started
+   * again, no subscriber on agentplane): the runs' CPU on the same 2 cores and the runs' requests
+   * in the same client loop as the `/ok` samples, which the ceiling's own figure is taken without.
+   */
+  besideRuns?: { okP99Ms: number; okSamples: number; delivery: DeliveryFigure | null; runs: number; lostEvents: number; failedSubscribers: number };
 }
 
 /** agentplane started fresh for the fan-out phase in `work`, from the tree at `root`: the stream caps raised for its subscribers. */
@@ -360,6 +367,25 @@ export async function measureFanout(
   if (recorded.length) {
     const window = { fromMs: loadedFromMs, seconds: loadedSeconds, runs };
     ceiling = await measureCeiling(recorded, window, counts, log);
+    if (process.env.BENCH_FANOUT_CEILING_BESIDE_RUNS === '1') {
+      running = true;
+      runs = 0;
+      drivers = drive();
+      const beside = await measureCeiling(recorded, window, counts, (line) => log(`${line} [again, agentplane's runs beside it]`));
+      running = false;
+      await Promise.all(drivers);
+      ceiling.besideRuns = {
+        okP99Ms: beside.loaded.okP99Ms,
+        okSamples: beside.loaded.okSamples,
+        delivery: beside.delivery,
+        runs,
+        lostEvents: beside.lostEvents,
+        failedSubscribers: beside.failedSubscribers,
+      };
+      log(
+        `  (extra, not the target's) the ceiling with ${runs} of agentplane's runs beside it: /ok p99 ${beside.loaded.okP99Ms} ms; agentplane's loaded /ok p99 is ${r2(loaded.okP99Ms / beside.loaded.okP99Ms)}× that`,
+      );
+    }
     log(
       `  the same load: the window's events come to ${ceiling.windowDeliveries} over the subscribers; the ceiling's received ${ceiling.eventsReceived}, agentplane's ${eventsReceived} (${eventsReceived - (ceiling.windowDeliveries ?? 0)} more: the history replayed to each as it subscribed)`,
     );
@@ -486,7 +512,13 @@ export function fanoutSection(f: FanoutFigure | null | undefined): string[] {
       ? [
           `| the same subscribers on a bare \`node:http\` broadcaster (the ceiling), \`GET /ok\` p99 | ${ms(f.ceiling.idle.okP99Ms)} | | ${ms(f.ceiling.loaded.okP99Ms)} | ${r2(f.ceiling.loaded.okP99Ms / f.ceiling.idle.okP99Ms)}× |`,
           '',
-          `The ceiling (issue 87, \`scripts/bench/fanoutCeiling.ts\`), measured right after agentplane in the same run: a bare \`node:http\` server holding the same ${f.ceiling.opened.toLocaleString('en-US')} subscribers (SSE and WebSocket) on ${f.threads} threads, ${f.ceiling.eventsPlayed !== undefined ? `playing on each thread the events agentplane's matching thread sent under its subscribers (${f.ceiling.eventsPlayed.toLocaleString('en-US')} in all, ${f.ceiling.eventsPerRun} a run at ${f.ceiling.runsPerSecondPerThread} runs/s a thread), each clump (those agentplane made in the same ms) at its time in agentplane's loaded window, for as long (${f.ceiling.playedSeconds} s), the same frames stamped when sent` : `playing on each thread the ${f.ceiling.eventsPerRun} events of one of agentplane's runs as its subscribers read them, ${f.ceiling.runsPerSecondPerThread} runs/s a thread, for 1 s and its own \`/ok\` sampling only (before 2026-12-02: not agentplane's load)`}, encoded once and written to each subscriber in one write. agentplane's loaded \`/ok\` p99 is ${f.okP99VsCeiling}× the ceiling's; the ceiling's delivery p50 ${ms(f.ceiling.delivery?.p50Ms ?? NaN)}, p99 ${ms(f.ceiling.delivery?.p99Ms ?? NaN)}; ${f.ceiling.eventsReceived.toLocaleString('en-US')} events delivered, ${f.ceiling.lostEvents} lost, ${f.ceiling.failedSubscribers} subscribers failed.`,
+          `The ceiling (issue 87, \`scripts/bench/fanoutCeiling.ts\`), measured right after agentplane in the same run: a bare \`node:http\` server holding the same ${f.ceiling.opened.toLocaleString('en-US')} subscribers (SSE and WebSocket) on ${f.threads} threads, ${f.ceiling.eventsPlayed !== undefined ? `playing on each thread the events agentplane's matching thread sent under its subscribers (${f.ceiling.eventsPlayed.toLocaleString('en-US')} in all, ${f.ceiling.eventsPerRun} a run at ${f.ceiling.runsPerSecondPerThread} runs/s a thread), each clump (those agentplane made in the same ms) at its time in agentplane's loaded window, for as long (${f.ceiling.playedSeconds} s), the same frames stamped when sent` : `playing on each thread the ${f.ceiling.eventsPerRun} events of one of agentplane's runs as its subscribers read them, ${f.ceiling.runsPerSecondPerThread} runs/s a thread, for 1 s and its own \`/ok\` sampling only (before 2026-12-02: not agentplane's load)`}, encoded once and written to each subscriber in one write. agentplane's loaded \`/ok\` p99 is ${f.okP99VsCeiling}× the ceiling's; the ceiling's delivery p50 ${ms(f.ceiling.delivery?.p50Ms ?? NaN)}, p99 ${ms(f.ceiling.delivery?.p99Ms ?? NaN)}; ${f.ceiling.eventsReceived.toLocaleString('en-US')} events delivered, ${f.ceiling.lostEvents} lost, ${f.ceiling.failedSubscribers} subscribers failed. The ceiling's figures are taken with agentplane's runs stopped: no run's CPU on the cores beside it, and no run's requests in the loop that sends the \`/ok\` samples.`,
+          ...(f.ceiling.besideRuns
+            ? [
+                '',
+                `Extra, not the target's figure (\`BENCH_FANOUT_CEILING_BESIDE_RUNS=1\`): the ceiling's window played again with agentplane's runs going on its threads beside it (${f.ceiling.besideRuns.runs} runs, no subscriber on agentplane): the ceiling's \`/ok\` p99 ${ms(f.ceiling.besideRuns.okP99Ms)}, delivery p99 ${ms(f.ceiling.besideRuns.delivery?.p99Ms ?? NaN)}; agentplane's loaded \`/ok\` p99 is ${r2(f.loaded.okP99Ms / f.ceiling.besideRuns.okP99Ms)}× that.`,
+              ]
+            : []),
         ]
       : []),
     '',

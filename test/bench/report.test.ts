@@ -18,7 +18,7 @@ import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts
 import type { FreshRatio } from '../../scripts/bench/freshPeer.ts';
 import type { RouteCpuFigure } from '../../scripts/bench/routeCpu.ts';
 import { deliveryOf } from '../../scripts/bench/fanoutClients.ts';
-import type { FanoutFigure } from '../../scripts/bench/fanout.ts';
+import { fanoutSection, type FanoutFigure } from '../../scripts/bench/fanout.ts';
 import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
 import { medianUnderLoad } from '../../scripts/bench/underLoad.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
@@ -273,6 +273,16 @@ test('fan-out, replay and statements per run are issue 57 targets: not measured 
   assert.equal(okAgainst(ceiling(3)).met, false, '1.67× the ceiling');
   assert.equal(okAgainst(ceiling(4, 1)).met, false, 'an event lost');
   assert.equal(okAgainst({ ...ceiling(4), okP99Ratio: 5.5 }).met, false, '5.5× idle');
+  // the extra figure (the ceiling again with agentplane's runs beside it) is reported, labelled, and judges nothing
+  const beside = {
+    ...ceiling(3),
+    ceiling: { ...ceiling(3).ceiling, besideRuns: { okP99Ms: 4, okSamples: 400, delivery: null, runs: 250, lostEvents: 0, failedSubscribers: 0 } },
+  };
+  assert.equal(okAgainst(beside).met, false, 'still 1.67× the ceiling taken without the runs');
+  const section = fanoutSection(beside).join('\n');
+  assert.match(section, /taken with agentplane's runs stopped/);
+  assert.match(section, /Extra, not the target's figure .*250 runs.*`\/ok` p99 4 ms.*1\.25× that/);
+  assert.doesNotMatch(fanoutSection(ceiling(3)).join('\n'), /Extra, not the target's/);
   assert.equal(named(withFigures, 'Replay from `since`').met, true);
   const delivery = "An event's delivery under 1,000 subscribers, made → read, p99 (issue 67)";
   assert.equal(named(withFigures, delivery).met, null, 'an older figure without delivery: not measured');
