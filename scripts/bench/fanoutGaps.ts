@@ -133,12 +133,13 @@ function window(name: string, from: number, to: number, key?: string) {
   const long = turns.filter(([s, e]) => e - s >= 40_000).sort((a, b) => b[1] - b[0] - (a[1] - a[0]));
   const sum = (f: (g: (typeof long)[number]) => number) => ms(long.reduce((acc, g) => acc + f(g), 0));
   const cpuAtLeast = (bound: number) => turns.filter((g) => g[2] >= bound * 1000).length;
+  const withCollection = (bound: number) => turns.filter(([s, e, cpu]) => cpu >= bound * 1000 && gcSpans.some((g) => overlap(s, e, g.from, g.to) > 0)).length;
   console.log(`\n${name}, ${Math.round((to - from) / 1e5) / 10} s: collections ${kinds.join(', ') || 'none'}`);
   console.log(
     `  turns of ≥ 40 ms wall: ${long.length}, ${sum((g) => g[1] - g[0])} ms = CPU ${sum((g) => g[2])} + waiting for a core ${sum((g) => g[3])} + blocked ${sum((g) => g[1] - g[0] - g[2] - g[3])}; a collection overlapped ${sum(([s, e]) => gcSpans.reduce((a, g) => a + overlap(s, e, g.from, g.to), 0))} ms of them`,
   );
   console.log(
-    `  turns holding ≥ 10 ms of CPU: ${cpuAtLeast(10)}, ≥ 20: ${cpuAtLeast(20)}, ≥ 50: ${cpuAtLeast(50)}; the most CPU in one turn ${ms(Math.max(0, ...turns.map((g) => g[2])))} ms`,
+    `  turns holding ≥ 4 ms of CPU: ${cpuAtLeast(4)}, ≥ 6: ${cpuAtLeast(6)}, ≥ 8: ${cpuAtLeast(8)}, ≥ 10: ${cpuAtLeast(10)}, ≥ 20: ${cpuAtLeast(20)}, ≥ 50: ${cpuAtLeast(50)} (of them with a collection in them: ≥ 4 ms ${withCollection(4)}, ≥ 10 ms ${withCollection(10)}); the most CPU in one turn ${ms(Math.max(0, ...turns.map((g) => g[2])))} ms`,
   );
   for (const [s, e, cpu, queued] of long.slice(0, 8)) {
     const gc = gcSpans.filter((g) => overlap(s, e, g.from, g.to) > 0).map((g) => `${g.kind} ${ms(g.us)}`);
@@ -157,7 +158,7 @@ const edges = (name: string) => [marks.get(`${name} from`), marks.get(`${name} t
 const [aloneFrom, aloneTo] = edges('runs alone');
 const [loadedFrom, loadedTo] = edges('loaded');
 if (!aloneFrom || !aloneTo || !loadedFrom || !loadedTo) throw new Error('the phase did not reach its loaded windows');
-window('runs alone, no subscriber (while /ok and the first event are sampled)', aloneFrom, aloneTo, 'runs alone');
+const alone = window('runs alone, no subscriber (while /ok and the first event are sampled)', aloneFrom, aloneTo, 'runs alone');
 const loaded = window(`runs and ${subscribers} subscribers (while /ok and the first event are sampled)`, loadedFrom, loadedTo, 'loaded');
 // the runs stop and the subscribers all close at once: a mass disconnect (a proxy restarted)
 window('after: the last runs end, every subscriber closes', loadedTo, Math.max(loadedTo, ...recorded.gaps.map((g) => g[1])));
@@ -177,34 +178,39 @@ if (profile) {
   };
   let clock = p.startTime;
   const times = p.timeDeltas.map((d) => (clock += d));
-  const held = loaded.filter((g) => g[2] >= nameAtMs * 1000).sort((a, b) => b[2] - a[2]);
-  console.log(`\nthe loaded window's turns holding ≥ ${nameAtMs} ms of CPU (${held.length}), by what ran in them (ms of samples):`);
-  const top = (m: Map<string, number>, k: number) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, k)
-      .map(([key, us]) => `${key} ${ms(us)}`)
-      .join('; ');
-  for (const [s, e, cpu, queued] of held.slice(0, 15)) {
-    const task = new Map<string, number>();
-    const self = new Map<string, number>();
-    const mine = new Map<string, number>();
-    times.forEach((t, i) => {
-      if (t < s || t > e) return;
-      // a sample's share: its gap, at most 2 ms (a longer gap is time off the CPU)
-      const us = Math.min(t - (times[i - 1] ?? s), 2000);
-      const stack = stackOf(p.samples[i]!);
-      const add = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + us);
-      add(task, stack.slice(0, 2).map(name).join(' > '));
-      add(self, name(p.samples[i]!));
-      const chain = stack.filter(ours).map(name).slice(0, 3).join(' > ');
-      if (chain) add(mine, chain);
-    });
-    const gc = gcSpans.filter((g) => overlap(s, e, g.from, g.to) > 0).map((g) => `${g.kind} ${ms(g.us)}`);
-    console.log(`  ${ms(cpu)} ms CPU (${ms(e - s)} wall, waiting ${ms(queued)})${gc.length ? `, ${gc.join(', ')}` : ''}`);
-    console.log(`    task: ${top(task, 4)}`);
-    console.log(`    self: ${top(self, 5)}`);
-    console.log(`    ours: ${top(mine, 4)}`);
-  }
+  const named = (title: string, turns: Turn[]) => {
+    const held = turns.filter((g) => g[2] >= nameAtMs * 1000).sort((a, b) => b[2] - a[2]);
+    console.log(`\n${title} turns holding ≥ ${nameAtMs} ms of CPU (${held.length}), by what ran in them (ms of samples):`);
+    const top = (m: Map<string, number>, k: number) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, k)
+        .map(([key, us]) => `${key} ${ms(us)}`)
+        .join('; ');
+    for (const [s, e, cpu, queued] of held.slice(0, 15)) {
+      const task = new Map<string, number>();
+      const self = new Map<string, number>();
+      const mine = new Map<string, number>();
+      times.forEach((t, i) => {
+        if (t < s || t > e) return;
+        // a sample's share: its gap, at most 2 ms (a longer gap is time off the CPU)
+        const us = Math.min(t - (times[i - 1] ?? s), 2000);
+        const stack = stackOf(p.samples[i]!);
+        const add = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + us);
+        add(task, stack.slice(0, 2).map(name).join(' > '));
+        add(self, name(p.samples[i]!));
+        const chain = stack.filter(ours).map(name).slice(0, 3).join(' > ');
+        if (chain) add(mine, chain);
+      });
+      const gc = gcSpans.filter((g) => overlap(s, e, g.from, g.to) > 0).map((g) => `${g.kind} ${ms(g.us)}`);
+      console.log(`  ${ms(cpu)} ms CPU (${ms(e - s)} wall, waiting ${ms(queued)})${gc.length ? `, ${gc.join(', ')}` : ''}`);
+      console.log(`    task: ${top(task, 4)}`);
+      console.log(`    self: ${top(self, 5)}`);
+      console.log(`    ours: ${top(mine, 4)}`);
+    }
+  };
+  // the runs alone first: what the runs cost the loop before any subscriber is there
+  named("the runs-alone window's", alone);
+  named("the loaded window's", loaded);
 }
 console.log(`\n(recorded in ${work})`);
