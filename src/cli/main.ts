@@ -22,6 +22,7 @@ import { onLateRefusal } from '../runtime/lateRefusal.ts';
 import { IDLE_COLLECTION, startIdleCollector } from '../runtime/idle/idleCollector.ts';
 import { growYoungGenerationAtOnce } from '../runtime/idle/youngGenerationGrowth.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
+import { keepTickShape } from '../runtime/tickShape.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {
@@ -519,6 +520,9 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // before the start's first full collection: nextTick's tick objects built inline for the life
+  // of the process, not by V8's runtime (runtime/tickShape.ts)
+  keepTickShape();
   const program = buildCli();
   const first = argv[0];
   const names = program.commands.map((c) => c.name());
