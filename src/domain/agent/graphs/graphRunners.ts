@@ -206,7 +206,8 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   }
   inOrder(
     () => steps.start(run.kwargs.input ?? null, state),
-    () => out.chunk([], 'values', state),
+    // not the state the run ends on: as text, no copy (a protocol run's events are taken apart as objects)
+    () => out.chunk([], 'values', state, !protocol),
   );
   const update = await ctx.graph.fn(state, {
     runId: run.run_id,

@@ -14,7 +14,7 @@
 //   events — LangChain stream-events v2, one `events` event each.
 // Graph runners call it; it only publishes what the run asked for.
 import { serialiseValues, toMessageDict } from '../messages/messages.ts';
-import { valuesJson } from '../messages/wireJson.ts';
+import { plainValuesJson, valuesJson } from '../messages/wireJson.ts';
 import { JsonText } from '../../../shared/jsonText.ts';
 import { isCheckpointEnvelope } from '@langchain/langgraph/stream';
 
@@ -67,8 +67,13 @@ export class RunStream {
     return [...modes];
   }
 
-  /** One chunk of `graph.stream` (or of the root `on_chain_stream` event). */
-  chunk(namespace: string[], mode: string, data: unknown): void {
+  /**
+   * One chunk of `graph.stream` (or of the root `on_chain_stream` event). `interim`: a root
+   * `values` chunk that is not the state the run ends on (the plain runner's input state), so
+   * nothing reuses it as an object: it goes out as its JSON text when it is plain data
+   * (wireJson.ts plainValuesJson), no copy made.
+   */
+  chunk(namespace: string[], mode: string, data: unknown, interim = false): void {
     const suffix = namespace.length ? `|${namespace.join('|')}` : '';
     if (mode === 'messages') {
       const [message, metadata] = data as [unknown, Record<string, unknown>];
@@ -81,8 +86,9 @@ export class RunStream {
     }
     const isCheckpoint = mode === 'checkpoints' || (mode === 'debug' && (data as { type?: unknown } | null)?.type === 'checkpoint');
     if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) {
-      const wire = mode === 'values' && this.valuesAsText ? valuesText(data) : shape(mode, data);
-      if (mode === 'values' && namespace.length === 0 && data && typeof data === 'object') this.lastValues = { raw: data as Record<string, unknown>, wire };
+      const root = mode === 'values' && namespace.length === 0;
+      const wire = mode === 'values' && this.valuesAsText ? valuesText(data) : root && interim ? interimText(data) : shape(mode, data);
+      if (root && !interim && data && typeof data === 'object') this.lastValues = { raw: data as Record<string, unknown>, wire };
       this.publish(`${mode}${suffix}`, wire);
     }
     if (this.modes.has('messages') && !this.subgraphs && namespace.length === 0) this.completeFrom(data);
@@ -162,6 +168,12 @@ function valuesText(data: unknown): unknown {
     // serialised below: the publisher clones it or writes what JSON can make of it
   }
   return serialiseValues(data);
+}
+
+/** Interim `values` data: its JSON text when it is plain data, else serialised. */
+function interimText(data: unknown): unknown {
+  const text = plainValuesJson(data);
+  return text === undefined ? serialiseValues(data) : new JsonText(text);
 }
 
 /** Data of one library chunk on the wire, in the upstream server's shape. */

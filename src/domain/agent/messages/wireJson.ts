@@ -70,3 +70,36 @@ function writeValues(value: unknown, depth: number): string | undefined {
   // any other object as serialiseValues copies it: its own enumerable properties
   return writeObject(v, depth, writeValues);
 }
+
+/**
+ * JSON.stringify(value) when that is exactly wireJson(serialiseValues(value)): `value` is plain
+ * data all through (plain objects and arrays, none with a toJSON or a `_getType` of its own,
+ * primitives, and what JSON leaves out: undefined, functions, symbols), so serialiseValues
+ * would copy it as it is. Undefined for anything else (a LangChain message, an Error, a Date, a
+ * class instance, a cycle or a tree deeper than MAX_DEPTH, a BigInt): the caller serialises it.
+ * A check reading every value once, then the native stringify: a `values` event of the plain
+ * runner's state costs the text without the copy serialiseValues made first (issue 87). A
+ * getter is read twice (once by each), as JSON.stringify of a copy would not read it.
+ */
+export function plainValuesJson(value: unknown): string | undefined {
+  if (!plainData(value, 0)) return undefined;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function plainData(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return typeof value !== 'bigint';
+  if (depth > MAX_DEPTH) return false;
+  const v = value as Record<string, unknown>;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype || v.toJSON !== undefined) return false;
+    for (let i = 0; i < value.length; i += 1) if (!plainData(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(value) || v.toJSON !== undefined || v._getType !== undefined) return false;
+  for (const key in v) if (!plainData(v[key], depth + 1)) return false;
+  return true;
+}
