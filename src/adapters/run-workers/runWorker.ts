@@ -9,7 +9,8 @@
 // Nothing of a run started ahead leaves the worker (its events, store calls, log lines and
 // end are held back, its calls unanswered) until the main thread says `go` (claimed, and its
 // first reads are what the run assumed) or `drop` (then it is stopped and all of it discarded).
-import { AsyncLocalStorage } from 'node:async_hooks';
+// First: the storage that tells runs apart is set before anything loads LangChain (runStorage.ts).
+import { runStorage } from './runStorage.ts';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpoints/checkpointer.ts';
@@ -53,8 +54,6 @@ const pending = new Map<number, { resolve: (value: unknown) => void; reject: (er
 const running = new Map<string, AbortController>();
 let nextCall = 0;
 
-/** The run whose code is executing: a store call or a log line is that run's. */
-const currentRun = new AsyncLocalStorage<string>();
 /** The messages of runs started ahead that wait for `go`, by run id. */
 const held = new Map<string, FromWorker[]>();
 /** Runs started ahead that were dropped and have not stopped yet: what they post is discarded, what they call fails. */
@@ -68,7 +67,7 @@ let grownTo = 0;
 
 /** The run a message is of (none: the worker's own, as while loading the project). */
 function runOf(message: FromWorker): string | undefined {
-  return 'runId' in message ? message.runId : currentRun.getStore();
+  return 'runId' in message ? message.runId : runStorage.currentRun();
 }
 
 /** Whether a message of a run started ahead was kept back (or discarded): it is not to be posted now. */
@@ -154,7 +153,7 @@ const callsMarked =
   (warmUp: boolean): Call =>
   (target, method, args, order, unanswered) => {
     // the run it is of counts as progressing (the run watchdog)
-    const run = currentRun.getStore();
+    const run = runStorage.currentRun();
     if (unanswered && order !== undefined) {
       // handed over: the main thread makes it in order and acts on its failure (protocol.ts)
       sendLater({ type: 'call', id: ++nextCall, target, method, args, order, run, warmUp, unanswered: true });
@@ -317,8 +316,9 @@ async function main(): Promise<void> {
       if (event === 'values') lastValues = data;
       publish(run.run_id, event, data);
     };
-    currentRun
-      .run(run.run_id, () => executor(run, controller.signal, publishing, undefined, known))
+    // the run whose code is executing: a store call or a log line is that run's
+    runStorage
+      .runIn(run.run_id, () => executor(run, controller.signal, publishing, undefined, known))
       .then(
         (output) => {
           if (dropped.has(run.run_id)) return;
