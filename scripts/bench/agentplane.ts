@@ -18,6 +18,20 @@ export interface Agentplane extends Child {
   api(pathname: string, init?: { method?: string; json?: unknown }): Promise<{ status: number; body: any; text: string }>;
 }
 
+/**
+ * The project a bench server serves. The LangGraph graph's file is written inside the server's
+ * own tree (`root`), so that its imports resolve to that tree's node_modules: a baseline's
+ * worktree has node_modules of its own (hard links, other paths), and a graph written in the
+ * current tree made its server load two copies of @langchain/core and LangGraph — the graph
+ * ran on the other copy, without what the server sets on its own (the linear callback copy).
+ */
+export function benchProject(root: string, graphs: Record<string, string> = {}) {
+  return {
+    graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: writeBenchGraph(path.join(root, '.bench/graph')), ...graphs },
+    a2a: { default_assistant: PLAIN_GRAPH },
+  };
+}
+
 /** `root`: the tree whose bin/agentplane.js runs (the current one, or the baseline's worktree); `nodeArgs` go before it (`--cpu-prof`). */
 export async function startAgentplane(options: {
   dataDir: string | null;
@@ -38,13 +52,7 @@ export async function startAgentplane(options: {
   const tenant = options.tenant ?? randomUUID();
   fs.mkdirSync(options.workDir, { recursive: true });
   const configFile = path.join(options.workDir, 'agentplane.json');
-  // the graph files live inside the repository so that their imports resolve to its node_modules
-  const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
-  const project = {
-    graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: graph, ...options.graphs },
-    a2a: { default_assistant: PLAIN_GRAPH },
-  };
-  fs.writeFileSync(configFile, JSON.stringify(project, null, 2));
+  fs.writeFileSync(configFile, JSON.stringify(benchProject(root, options.graphs), null, 2));
   const port = await freePort();
   // the shipped entry point (what `npx agentplane` runs), not `--import tsx src/runtime/main.ts`
   const args = [
