@@ -70,8 +70,7 @@ export class RunStream {
   /**
    * One chunk of `graph.stream` (or of the root `on_chain_stream` event). `interim`: a root
    * `values` chunk that is not the state the run ends on (the plain runner's input state), so
-   * nothing reuses it as an object: it goes out as its JSON text when it is plain data
-   * (wireJson.ts plainValuesJson), no copy made.
+   * nothing reuses it as an object: it goes out as its JSON text (valuesText), no copy made.
    */
   chunk(namespace: string[], mode: string, data: unknown, interim = false): void {
     const suffix = namespace.length ? `|${namespace.join('|')}` : '';
@@ -87,7 +86,7 @@ export class RunStream {
     const isCheckpoint = mode === 'checkpoints' || (mode === 'debug' && (data as { type?: unknown } | null)?.type === 'checkpoint');
     if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) {
       const root = mode === 'values' && namespace.length === 0;
-      const wire = mode === 'values' && this.valuesAsText ? valuesText(data) : root && interim ? interimText(data) : shape(mode, data);
+      const wire = (mode === 'values' && this.valuesAsText) || (root && interim) ? valuesText(data) : shape(mode, data);
       if (root && !interim && data && typeof data === 'object') this.lastValues = { raw: data as Record<string, unknown>, wire };
       this.publish(`${mode}${suffix}`, wire);
     }
@@ -159,21 +158,20 @@ function isMessageChunk(value: unknown): value is { concat(other: unknown): unkn
   );
 }
 
-/** `values` data as its JSON text; what JSON cannot write (a cycle, a BigInt) as serialised data, for the publisher to deal with as before. */
+/**
+ * `values` data as its JSON text: plain data all through (the plain runner's state) by the native
+ * stringify after a read-only check (plainValuesJson: about half of valuesJson's cost, issue 87),
+ * anything else (LangChain messages) by valuesJson, each message as its memo's text. What JSON
+ * cannot write (a cycle, a BigInt) goes as serialised data, for the publisher to deal with as before.
+ */
 function valuesText(data: unknown): unknown {
   try {
-    const text = valuesJson(data);
+    const text = plainValuesJson(data) ?? valuesJson(data);
     if (text !== undefined) return new JsonText(text);
   } catch {
     // serialised below: the publisher clones it or writes what JSON can make of it
   }
   return serialiseValues(data);
-}
-
-/** Interim `values` data: its JSON text when it is plain data, else serialised. */
-function interimText(data: unknown): unknown {
-  const text = plainValuesJson(data);
-  return text === undefined ? serialiseValues(data) : new JsonText(text);
 }
 
 /** Data of one library chunk on the wire, in the upstream server's shape. */

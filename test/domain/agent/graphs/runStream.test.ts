@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { RunStream } from '../../../../src/domain/agent/graphs/runStream.ts';
+import { serialiseValues } from '../../../../src/domain/agent/messages/messages.ts';
+import { JsonText } from '../../../../src/shared/jsonText.ts';
 
 test('the end state of a run reuses its last values event only when it is the same state', () => {
   const published: [string, unknown][] = [];
@@ -41,4 +43,28 @@ test('without the values mode nothing is reused: the end state is serialised', (
     wire.messages.map((m) => [m.type, m.content]),
     [['human', 'hi']],
   );
+});
+
+test('values as text: plain data and states of messages go out as the JSON text of their wire form, both ways a stream writes it', () => {
+  const messages = [new HumanMessage({ content: 'hi', id: 'm1' }), new AIMessage({ content: 'hello', id: 'm2' })];
+  const states: Record<string, unknown>[] = [
+    { messages: [{ type: 'human', content: 'hi', id: 'p1' }], count: 2, left: undefined, nested: [{ a: [1, null, 'x'] }] },
+    { messages, step: 1 },
+    { step: 3, messages },
+  ];
+  for (const state of states) {
+    const expected = JSON.stringify(serialiseValues(state));
+    // a run worker's stream (valuesAsText) and the plain runner's input state (interim)
+    const asText: unknown[] = [];
+    new RunStream(new Set(['values']), (_event, data) => asText.push(data), false, true, true).chunk([], 'values', state);
+    new RunStream(new Set(['values']), (_event, data) => asText.push(data)).chunk([], 'values', state, true);
+    for (const data of asText) {
+      assert.ok(data instanceof JsonText, 'sent as text');
+      assert.equal(data.text, expected);
+    }
+  }
+  // what JSON cannot write goes as serialised data, for the publisher to deal with
+  const published: unknown[] = [];
+  new RunStream(new Set(['values']), (_event, data) => published.push(data), false, true, true).chunk([], 'values', { big: 1n });
+  assert.ok(!(published[0] instanceof JsonText));
 });
