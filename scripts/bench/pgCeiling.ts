@@ -5,9 +5,9 @@
 // Recording: a replica of the tree under test, on a fresh database of the bench's cluster,
 // with scripts/bench/pgRecorder.mjs preloaded (every statement it sends, with its
 // parameters, connection and answer, to a file). After its warm-up it is given one thread
-// and RECORDED_RUNS runs on it one at a time (each left to finish alone); the last one is the
-// run replayed, its thread then holding as many runs as a thread of the workload has on
-// average. The statements a run's POST sent (the create: thread lock, reads, enqueue,
+// and RECORDED_RUNS runs on it one at a time (each left to finish alone); the latest typical
+// one of the last three (typicalRecording.ts) is the run replayed, its thread then holding
+// about as many runs as a thread of the workload has on average. The statements a run's POST sent (the create: thread lock, reads, enqueue,
 // unlock), the claim that took it, and those its execution sent (first reads, event
 // appends, the end's reads and fenced write, the log's end) are told apart by time and by
 // the ids they name. The recording replica is stopped; its database is the replay's.
@@ -30,9 +30,12 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { expectStatus as ok, startAgentplane, type Agentplane } from './agentplane.ts';
 import { REPLICA_RUNS, REPLICA_THREADS } from './replicas.ts';
+import { extraStatements, signatureOf, typicalIndex } from './typicalRecording.ts';
 
-/** Runs the recording thread is given; the last one is replayed. */
+/** Runs the recording thread is given; one of the last COMPARED_RUNS is replayed. */
 export const RECORDED_RUNS = 10;
+/** The last runs of the recording compared to pick a typical one to replay. */
+const COMPARED_RUNS = 3;
 const RECORDER = path.join(import.meta.dirname, 'pgRecorder.mjs');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const POOL_SIZE = 10;
@@ -148,10 +151,40 @@ export async function recordRun(options: {
   const threadWindow = within(windows[0]);
   const threadIds = [...new Set(threadWindow.flatMap((e) => uuidsOf(e.params)))].filter((id) => !known.has(id));
   const thread = threadWindow.filter((e) => mentions(e, [threadId]));
-  const last = windows.at(-1)!;
-  const runId = last.runId!;
-  const before = new Set(entries.filter((e) => e.at < last.from).flatMap((e) => [...uuidsOf(e.params), ...uuidsOf(e.rows)]));
-  const window = within(last);
+  // the last few runs, each split; the one replayed is the latest typical one (typicalRecording.ts)
+  const attempts = windows.slice(-COMPARED_RUNS).map((w) => {
+    try {
+      return splitRun(entries, w.from, within(w), w.runId!, threadId);
+    } catch (error) {
+      return error as Error;
+    }
+  });
+  const split = attempts.filter((r): r is ReturnType<typeof splitRun> => !(r instanceof Error));
+  if (!split.length) throw attempts.at(-1);
+  const signatures = split.map((r) => signatureOf([...r.create, r.claim, ...r.execute]));
+  const chosen = split[typicalIndex(signatures)];
+  for (const [i, r] of split.entries()) {
+    if (signatures[i] === signatureOf([...chosen.create, chosen.claim, ...chosen.execute])) continue;
+    const extra = extraStatements([...r.create, r.claim, ...r.execute], [...chosen.create, chosen.claim, ...chosen.execute]);
+    process.stderr.write(
+      `  the ceiling's recording: run ${r.runId} left out, it sent ${extra.length ? `besides a typical run's: ${extra.join(' | ')}` : 'fewer or other statements than a typical run'}\n`,
+    );
+  }
+  const { runId, token, claim, create, execute, madeIds } = chosen;
+  const listen = [
+    ...new Set(
+      entries
+        .map((e) => /^LISTEN\s+(.+)$/i.exec(e.text.trim())?.[1])
+        .filter((c): c is string => !!c)
+        .map((c) => c.replace(/^"|"$/g, '')),
+    ),
+  ];
+  return { graph: options.graph, threadId, runId, token, madeIds, threadIds, thread, create, claim, execute, listen };
+}
+
+/** One recorded run's statements, told apart by time and by the ids they name (see the file's head). */
+function splitRun(entries: Entry[], from: number, window: Entry[], runId: string, threadId: string) {
+  const before = new Set(entries.filter((e) => e.at < from).flatMap((e) => [...uuidsOf(e.params), ...uuidsOf(e.rows)]));
   // the claim: the statement answering the run without naming it
   const claim = window.find((e) => !mentions(e, [runId]) && JSON.stringify(e.rows ?? []).includes(runId));
   if (!claim) throw new Error('the recorded run has no claim among its statements');
@@ -163,15 +196,7 @@ export async function recordRun(options: {
   const create = window.filter((e) => ours(e) && (e.at < claim.at || isLock(e)));
   const execute = window.filter((e) => ours(e) && !create.includes(e) && e.at >= claim.at + claim.ms);
   const madeIds = [...new Set(window.flatMap((e) => uuidsOf(e.params)))].filter((id) => !before.has(id) && id !== token);
-  const listen = [
-    ...new Set(
-      entries
-        .map((e) => /^LISTEN\s+(.+)$/i.exec(e.text.trim())?.[1])
-        .filter((c): c is string => !!c)
-        .map((c) => c.replace(/^"|"$/g, '')),
-    ),
-  ];
-  return { graph: options.graph, threadId, runId, token, madeIds, threadIds, thread, create, claim, execute, listen };
+  return { runId, token, claim, create, execute, madeIds };
 }
 
 /** `value` with every id of `ids` replaced by its new one (strings anywhere inside it, JSON text included). */
