@@ -3,8 +3,8 @@
 // handlers do not know, so no operation can reach a handler unguarded by omission.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectOperations } from '../../scripts/codegen/operations.ts';
-import { operations } from '../../generated/agent-server/operations.gen.ts';
+import { collectOperations } from '../../../scripts/codegen/operations.ts';
+import { operations } from '../../../generated/agent-server/operations.gen.ts';
 
 function documentWith(operation: Record<string, unknown>) {
   return {
