@@ -45,20 +45,52 @@ export function jsonTenths(n: number): string {
   return jsonNumber(n);
 }
 
-/** The line's fields as pino writes an object's properties, each after a comma, in this order. */
+/**
+ * A character a JSON string escapes (a control character, a quote, a backslash) or half of a
+ * surrogate pair: any but a space, `!`, `#` to `[`, `]` to U+D7FF and U+E000 to U+FFFF, as
+ * `jsonString` tests them.
+ */
+const NEEDS_ESCAPE = /[^ !#-[\]-\ud7ff\ue000-\uffff]/;
+
+/**
+ * The line's fields as pino writes an object's properties, each after a comma, in this order.
+ * The four texts are tested for a character to escape at once, by one pattern over their join,
+ * and when none has one (a request's path, id and operation almost always) each is put between
+ * the quotes of the text around it: 9 joins of the line where `jsonString` made 17, and one scan
+ * where it walked each text a character at a time — ~2,000 instructions of ~9,400 a line
+ * (a callgrind count of 200,000 lines through the buffered sink).
+ */
 export function accessFields(line: AccessLine): string {
+  const { method, path, request_id: requestId, operation } = line;
+  if (NEEDS_ESCAPE.test(method + path + requestId + operation)) {
+    return (
+      ',"method":' +
+      jsonString(method) +
+      ',"path":' +
+      jsonString(path) +
+      ',"status":' +
+      jsonNumber(line.status) +
+      ',"ms":' +
+      jsonTenths(line.ms) +
+      ',"request_id":' +
+      jsonString(requestId) +
+      ',"operation":' +
+      jsonString(operation)
+    );
+  }
   return (
-    ',"method":' +
-    jsonString(line.method) +
-    ',"path":' +
-    jsonString(line.path) +
-    ',"status":' +
+    ',"method":"' +
+    method +
+    '","path":"' +
+    path +
+    '","status":' +
     jsonNumber(line.status) +
     ',"ms":' +
     jsonTenths(line.ms) +
-    ',"request_id":' +
-    jsonString(line.request_id) +
-    ',"operation":' +
-    jsonString(line.operation)
+    ',"request_id":"' +
+    requestId +
+    '","operation":"' +
+    operation +
+    '"'
   );
 }

@@ -163,6 +163,27 @@ describe('the logger', () => {
       );
     });
 
+    it('writes each of method, path, request id and operation as JSON whichever of them needs escaping: pino’s line, a lone surrogate as \\u', () => {
+      const { log, raw } = kept('info');
+      const fields = ['method', 'path', 'request_id', 'operation'] as const;
+      const cases: AccessLine[] = [answered];
+      for (const field of fields) for (const text of ['a"b', 'c\\d', 'e\u001ff', 'g\ud83d\ude42h', '\udc00']) cases.push({ ...answered, [field]: text });
+      for (const line of cases) {
+        log.access(line);
+        log.info('request', { ...line });
+      }
+      const lines = sameTime(raw);
+      assert.equal(lines.length, 2 * cases.length);
+      for (let i = 0; i < cases.length; i += 1) {
+        const [access, info] = [lines[2 * i]!, lines[2 * i + 1]!];
+        const parsed = JSON.parse(access) as Record<string, unknown>;
+        for (const field of fields) assert.equal(parsed[field], cases[i]![field]);
+        // pino writes a lone surrogate as it is (not JSON text a strict reader takes); the access line escapes it, as JSON.stringify does
+        if (fields.some((field) => cases[i]![field] === '\udc00')) assert.equal(access, info.replace('\udc00', '\\udc00'));
+        else assert.equal(access, info, JSON.stringify(cases[i]));
+      }
+    });
+
     it('writes its ms as pino writes the number: tenths, whole milliseconds, and any other number', () => {
       const { log, raw } = kept('info');
       const values = [0, 0.1, 0.3, 1, 2.5, 10, 99.9, 100, 1234.5, 65000.1, 1e9 + 0.7, 0.05, 1.23, -0.4, 1e21, 2 ** 53];
