@@ -23,8 +23,15 @@ import { median } from './protocolFigures.ts';
 
 type Tree = 'current' | 'baseline';
 
-/** Requests of a route taken, uncounted, before each counted burst of it. */
-const WAKE_REQUESTS = 1000;
+/**
+ * Requests of a route taken, uncounted, before each counted burst of it. 6,000, not 1,000: a
+ * current server idle 10 s while the other tree's pass runs has its young generation shrunk to
+ * its 1 MB floor (the idle rest, idleCollector.ts), and V8 grows it back only once survivors
+ * fill it, a few thousand requests on. After 1,000 the counted GETs still met 17 scavenges in
+ * 2,000 against d5486dc's 2, each walking the roots (~410,000 instructions for V8's two object
+ * caches alone): ~6,000 instructions a request of the current tree's figure were its rest.
+ */
+const WAKE_REQUESTS = 6000;
 
 /** Runs callgrind_control on the server's valgrind process. */
 const callgrind = (ap: Agentplane, ...args: string[]) =>
