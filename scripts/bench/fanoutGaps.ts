@@ -18,7 +18,7 @@ import { ROOT } from './agentplane.ts';
 import { measureFanout, startFanoutServer } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { mainThreadFile, type CpuProfile } from './flame.ts';
-import { attribute, okReport, type Span, type Turn } from './okSamples.ts';
+import { attribute, copiedReport, okReport, type Span, type Turn } from './okSamples.ts';
 import { threadTicks } from '../../test/support/threadCpu.ts';
 import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
@@ -51,6 +51,8 @@ interface Gaps {
   gaps: Turn[];
   /** [start µs since origin, wall µs, kind] */
   gcs: [number, number, number][];
+  /** The server's scavenges: [read µs, bytes copied] (loopGaps.mjs). */
+  copies?: [number, number][];
   /** The server's `/ok`: [read, answered] µs. */
   oks?: Span[];
 }
@@ -135,6 +137,7 @@ function window(name: string, from: number, to: number, key?: string) {
   const cpuAtLeast = (bound: number) => turns.filter((g) => g[2] >= bound * 1000).length;
   const withCollection = (bound: number) => turns.filter(([s, e, cpu]) => cpu >= bound * 1000 && gcSpans.some((g) => overlap(s, e, g.from, g.to) > 0)).length;
   console.log(`\n${name}, ${Math.round((to - from) / 1e5) / 10} s: collections ${kinds.join(', ') || 'none'}`);
+  console.log(`  ${copiedReport((recorded.copies ?? []).filter(([at]) => at >= from && at < to).map(([, bytes]) => bytes))}`);
   console.log(
     `  turns of ≥ 40 ms wall: ${long.length}, ${sum((g) => g[1] - g[0])} ms = CPU ${sum((g) => g[2])} + waiting for a core ${sum((g) => g[3])} + blocked ${sum((g) => g[1] - g[0] - g[2] - g[3])}; a collection overlapped ${sum(([s, e]) => gcSpans.reduce((a, g) => a + overlap(s, e, g.from, g.to), 0))} ms of them`,
   );

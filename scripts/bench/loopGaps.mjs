@@ -9,16 +9,34 @@
 // long in waiting is the machine's other threads, the rest (blocked) a collection waiting for its
 // helper threads or a synchronous system call. Written as JSON to $BENCH_GAPS_OUT every 15 s and at exit
 // (with BENCH_GAPS_SERVER=1, so the driving process can load it for `recordLoop` alone).
+// On the server, each scavenge's bytes copied (what survived it in the young generation plus what
+// it promoted: V8's GCProfiler, read at the collection's entry): a count that does not depend on
+// the machine's load, for A/B of what the main thread keeps alive (issue 87).
 // `recordLoop` is the same recorder for the driving process's own loop (fanoutGaps.ts).
 import fs from 'node:fs';
 import http from 'node:http';
 import { isMainThread } from 'node:worker_threads';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { GCProfiler } from 'node:v8';
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
+const OLD_SPACES = ['old_space', 'code_space', 'large_object_space', 'code_large_object_space'];
+const used = (stats, names) => stats.heapSpaceStatistics.reduce((sum, s) => sum + (names.includes(s.spaceName) ? s.spaceUsedSize : 0), 0);
+
+/**
+ * The bytes a scavenge copied, from one of GCProfiler's statistics: what is left in the young
+ * generation after it (survived, copied within it) and what the old spaces grew by (promoted);
+ * undefined for another kind of collection.
+ */
+export function scavengeCopied(stat) {
+  if (stat.gcType !== 'Scavenge') return undefined;
+  const promoted = used(stat.afterGC, OLD_SPACES) - used(stat.beforeGC, OLD_SPACES);
+  return used(stat.afterGC, ['new_space']) + Math.max(0, promoted);
+}
+
 /** Records the calling thread's long turns and collections; `snapshot()` is what was recorded. */
-export function recordLoop(minWallUs = 30_000) {
+export function recordLoop(minWallUs = 30_000, { copies: withCopies = false } = {}) {
   // read through one descriptor into one buffer: the recorder makes no garbage of its own each ms
   const fd = fs.openSync(`/proc/${fs.readlinkSync('/proc/thread-self')}/schedstat`, 'r');
   const buffer = Buffer.alloc(128);
@@ -30,9 +48,22 @@ export function recordLoop(minWallUs = 30_000) {
   };
   const gaps = [];
   const gcs = [];
+  /** [µs on the monotonic clock when read (just after the collection), bytes copied] a scavenge */
+  const copies = [];
+  let profiler = withCopies ? new GCProfiler() : undefined;
+  profiler?.start();
   let turns = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcs.push([Math.round(e.startTime * 1000), Math.round(e.duration * 1000), e.detail?.kind]);
+    if (!profiler) return;
+    const { statistics } = profiler.stop();
+    profiler = new GCProfiler();
+    profiler.start();
+    const at = nowUs();
+    for (const stat of statistics) {
+      const copied = scavengeCopied(stat);
+      if (copied !== undefined) copies.push([at, copied]);
+    }
   }).observe({ entryTypes: ['gc'] });
   let last = stat();
   setInterval(() => {
@@ -44,12 +75,12 @@ export function recordLoop(minWallUs = 30_000) {
   }, 1).unref();
   // performance.now()'s origin on the monotonic clock, for the collections' entries
   const originUs = () => nowUs() - Math.round(performance.now() * 1000);
-  return { snapshot: () => ({ turns, originUs: originUs(), gaps, gcs }) };
+  return { snapshot: () => ({ turns, originUs: originUs(), gaps, gcs, copies }) };
 }
 
 const out = process.env.BENCH_GAPS_OUT;
 if (isMainThread && out && process.env.BENCH_GAPS_SERVER === '1') {
-  const loop = recordLoop(Number(process.env.BENCH_GAPS_MIN_MS ?? 30) * 1000);
+  const loop = recordLoop(Number(process.env.BENCH_GAPS_MIN_MS ?? 30) * 1000, { copies: true });
   const oks = [];
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, ...args) {

@@ -150,3 +150,12 @@ export function okReport(samples: readonly OkSample[], top = 8): string[] {
       ),
   ];
 }
+
+/** The main thread's scavenges' bytes copied in a window: how many, median, largest and in all (MB). */
+export function copiedReport(copied: readonly number[]): string {
+  if (copied.length === 0) return 'scavenges copied: none recorded';
+  const mb = (bytes: number) => Math.round(bytes / 1e4) / 100;
+  const sorted = [...copied].sort((a, b) => a - b);
+  const total = sorted.reduce((a, b) => a + b, 0);
+  return `scavenges copied (survived + promoted): ${sorted.length}, median ${mb(quantile(sorted, 0.5))} MB, largest ${mb(sorted.at(-1)!)} MB, ${mb(total)} MB in all`;
+}
