@@ -142,6 +142,24 @@ export interface HoldOptions {
   newest?: StoredHead | null;
 }
 
+/**
+ * `{ ...checkpoint, channel_values }`, copied key by key: the spread calls into V8's runtime for
+ * each key where its feedback is megamorphic, as in the run worker's puts (issue 86). Own
+ * enumerable keys in their order, `__proto__` included as an own key as a spread makes it.
+ */
+export function withChannelValues(checkpoint: Checkpoint, channelValues: Record<string, unknown>): Checkpoint {
+  const copy: Record<string, unknown> = {};
+  const from = checkpoint as unknown as Record<string, unknown>;
+  for (const key in from) {
+    if (!Object.hasOwn(from, key)) continue;
+    const value = key === 'channel_values' ? channelValues : from[key];
+    if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+    else copy[key] = value;
+  }
+  if (!Object.hasOwn(from, 'channel_values')) copy.channel_values = channelValues;
+  return copy as unknown as Checkpoint;
+}
+
 export class StoreCheckpointer {
   /**
    * LangGraph's serialiser, once a checkpoint was read or written (or the graphs' saver
@@ -452,17 +470,14 @@ export class StoreCheckpointer {
     const parentId = config.configurable?.checkpoint_id as string | undefined;
     const parent = parentId ? await this.parentOf(threadId, ns, parentId) : undefined;
     const { checkpoint: text, channels, stored, values } = await this.split(key(threadId, ns), checkpoint, parent, newVersions);
-    const record: CheckpointRecord = {
-      thread_id: threadId,
-      thread_ns: key(threadId, ns),
-      checkpoint_ns: ns,
-      checkpoint_id: checkpoint.id,
-      ...(parentId ? { parent_checkpoint_id: parentId } : {}),
-      ...(runId ? { run_id: runId } : {}),
-      checkpoint: text,
-      metadata: await this.dump(fullMetadata),
-      channels,
-    };
+    // built key by key in the order a literal would have them: spreads of the optional keys cost a
+    // V8 runtime call each while this is not optimised (issue 86, a run's worker CPU)
+    const record = { thread_id: threadId, thread_ns: key(threadId, ns), checkpoint_ns: ns, checkpoint_id: checkpoint.id } as CheckpointRecord;
+    if (parentId) record.parent_checkpoint_id = parentId;
+    if (runId) record.run_id = runId;
+    record.checkpoint = text;
+    record.metadata = await this.dump(fullMetadata);
+    record.channels = channels;
     if (known && this.knownOf(threadId) === known && newer(known)) {
       // the previous one's writes and values are no longer needed here (a later read reads them)
       const previous = known.newest.get(ns);
@@ -616,7 +631,7 @@ export class StoreCheckpointer {
       }
       if (values) values[channel] = text;
     }
-    return { checkpoint: await this.dump({ ...checkpoint, channel_values: inline }), channels, stored, values };
+    return { checkpoint: await this.dump(withChannelValues(checkpoint, inline)), channels, stored, values };
   }
 
   /**
