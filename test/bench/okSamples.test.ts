@@ -75,8 +75,9 @@ test('a window’s scavenges are reported by the bytes they copied: count, media
 interface Stats {
   heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[];
 }
-// a plain .mjs (the server loads it with --import): typed here as used
-const recorder: string = '../../scripts/bench/loopGaps.mjs';
+// a plain .mjs (the server loads it with --import): typed here as used, found from this file's
+// source (npm test runs a compiled copy elsewhere, where import.meta.url still names the source)
+const recorder = new URL('../../scripts/bench/loopGaps.mjs', import.meta.url).href;
 const { recordLoop, scavengeCopied } = (await import(recorder)) as {
   recordLoop(minWallUs: number, options: { copies: boolean }): { snapshot(): { copies: [number, number][] } };
   scavengeCopied(stat: { gcType: string; beforeGC: Stats; afterGC: Stats }): number | undefined;
