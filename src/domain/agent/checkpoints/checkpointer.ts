@@ -12,6 +12,7 @@
 // it, and a server or test process without a graph never loads it. Its serialiser is
 // imported on the first checkpoint read or written, and the BaseCheckpointSaver that graphs
 // are given (langGraphSaver.ts) when the first graph is loaded.
+import { copyWith } from '../../copyWith.ts';
 import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../../ports/store.ts';
@@ -140,24 +141,6 @@ export interface HoldOptions {
    * a run worker is sent it with its run, so its first read is not a round trip.
    */
   newest?: StoredHead | null;
-}
-
-/**
- * `{ ...checkpoint, channel_values }`, copied key by key: the spread calls into V8's runtime for
- * each key where its feedback is megamorphic, as in the run worker's puts (issue 86). Own
- * enumerable keys in their order, `__proto__` included as an own key as a spread makes it.
- */
-export function withChannelValues(checkpoint: Checkpoint, channelValues: Record<string, unknown>): Checkpoint {
-  const copy: Record<string, unknown> = {};
-  const from = checkpoint as unknown as Record<string, unknown>;
-  for (const key in from) {
-    if (!Object.hasOwn(from, key)) continue;
-    const value = key === 'channel_values' ? channelValues : from[key];
-    if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
-    else copy[key] = value;
-  }
-  if (!Object.hasOwn(from, 'channel_values')) copy.channel_values = channelValues;
-  return copy as unknown as Checkpoint;
 }
 
 export class StoreCheckpointer {
@@ -631,7 +614,7 @@ export class StoreCheckpointer {
       }
       if (values) values[channel] = text;
     }
-    return { checkpoint: await this.dump(withChannelValues(checkpoint, inline)), channels, stored, values };
+    return { checkpoint: await this.dump(copyWith(checkpoint, { channel_values: inline })), channels, stored, values };
   }
 
   /**

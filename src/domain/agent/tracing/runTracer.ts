@@ -313,7 +313,6 @@ function providerName(llm: Serialized, metadata?: Record<string, unknown>): stri
   return firstString(metadata?.ls_provider) ?? className(llm)?.replace(/^Chat/, '').toLowerCase() ?? 'langchain';
 }
 
-/** Attributes without the undefined ones (OpenTelemetry drops them with a warning). */
 /**
  * A span's attributes at its start: the run's id, its kind, then `attributes` without the
  * undefined ones. Built key by key: a literal with a computed key and a spread costs V8 runtime
@@ -333,6 +332,7 @@ export function spanAttributes(runId: string, kind: Kind, attributes: Attributes
   return all;
 }
 
+/** Attributes without the undefined ones (OpenTelemetry drops them with a warning). */
 function defined(attributes: Attributes): Attributes {
   return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
 }

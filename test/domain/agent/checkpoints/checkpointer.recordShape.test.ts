@@ -8,7 +8,8 @@ import { emptyCheckpoint } from '@langchain/langgraph';
 import { CollectionCheckpoints } from '../../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import fc from 'fast-check';
-import { StoreCheckpointer, withChannelValues } from '../../../../src/domain/agent/checkpoints/checkpointer.ts';
+import { StoreCheckpointer } from '../../../../src/domain/agent/checkpoints/checkpointer.ts';
+import { copyWith } from '../../../../src/domain/copyWith.ts';
 import type { CheckpointRecord } from '../../../../src/domain/ports/checkpointsRepository.ts';
 
 test('a put record has the literal keys in order: parent and run id only when there are', async () => {
@@ -64,7 +65,7 @@ test('a put record has the literal keys in order: parent and run id only when th
   }
 });
 
-test('withChannelValues: the spread { ...checkpoint, channel_values } on generated checkpoints', () => {
+test('a checkpoint copied with its inline channel values (copyWith): the spread { ...checkpoint, channel_values } on generated checkpoints', () => {
   const key = fc.oneof(fc.string(), fc.constantFrom('v', 'id', 'ts', 'channel_values', 'channel_versions', 'versions_seen', '__proto__', '3'));
   const checkpoint = fc.array(fc.tuple(key, fc.jsonValue()), { maxLength: 9 }).map((entries) => {
     const c: Record<string, unknown> = {};
@@ -73,7 +74,7 @@ test('withChannelValues: the spread { ...checkpoint, channel_values } on generat
   });
   fc.assert(
     fc.property(checkpoint, fc.dictionary(fc.string(), fc.jsonValue()), (c, inline) => {
-      const copy = withChannelValues(c as never, inline);
+      const copy = copyWith(c as object, { channel_values: inline });
       const spread = { ...c, channel_values: inline };
       assert.deepStrictEqual(copy, spread);
       assert.deepStrictEqual(Reflect.ownKeys(copy), Reflect.ownKeys(spread));
