@@ -138,11 +138,13 @@ export class InProcessRunClaims implements RunClaims {
     return { woke: !behindOthers };
   }
 
+  /** The earliest time a run held back by its `after_seconds` may start; the clock read once, not once a waiting thread (every claim asks: issue 86). */
   private nextDue(): number | null {
+    const now = Date.now();
     let due: number | null = null;
     for (const line of this.lines.values()) {
       const head = line.pending[0];
-      if (line.running === null && head && head.notBefore > Date.now() && (due === null || head.notBefore < due)) due = head.notBefore;
+      if (line.running === null && head && head.notBefore > now && (due === null || head.notBefore < due)) due = head.notBefore;
     }
     return due;
   }

@@ -137,6 +137,26 @@ describe('in-process run claims', () => {
     assert.equal(none.due, Date.parse(later.created_at) + 60_000);
   });
 
+  it('says when the earliest run held back may start, reading the clock as often whatever the number of threads waiting', async () => {
+    const readsWith = async (threads: number) => {
+      const q = await queue();
+      for (let i = 0; i < threads; i += 1) await q.add(`t${i}`, { kwargs: { after_seconds: 60 + i } });
+      const first = await q.add('first', { kwargs: { after_seconds: 30 } });
+      const realNow = Date.now;
+      let reads = 0;
+      Date.now = () => ((reads += 1), realNow());
+      try {
+        const none = await q.claims.claim(running, 1);
+        assert.deepEqual(none.claims, []);
+        assert.equal(none.due, Date.parse(first.created_at) + 30_000);
+      } finally {
+        Date.now = realNow;
+      }
+      return reads;
+    };
+    assert.equal(await readsWith(30), await readsWith(3));
+  });
+
   it('puts a new attempt back first in its thread’s line', async () => {
     const q = await queue();
     const a = await q.add('t1');
