@@ -15,9 +15,14 @@ export function copyWith<T extends object, C extends object>(base: T, changes: C
   return out as Omit<T, keyof C> & C;
 }
 
-function copyInto(out: Record<string, unknown>, from: object): void {
+/**
+ * Copies `from`'s own enumerable string keys onto `out` one by one, as a spread would (an own
+ * `__proto__` kept as a property); with `keep`, only the keys it accepts.
+ */
+export function copyInto(out: Record<string, unknown>, from: object, keep?: (key: string, value: unknown) => boolean): void {
   for (const key of Object.keys(from)) {
     const value = (from as Record<string, unknown>)[key];
+    if (keep && !keep(key, value)) continue;
     // an own "__proto__" (JSON.parse makes one) stays a property, as a spread keeps it; `=` would set the prototype
     if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
     else out[key] = value;

@@ -11,6 +11,7 @@ import type { Attributes, Context } from '@opentelemetry/api';
 import { runSpanSettings, type RunSpanSettings } from '../../ports/spanExport.ts';
 import type { TraceSpan } from '../../../../generated/agent-server/types.gen.ts';
 import { createRequire } from 'node:module';
+import { copyInto } from '../../copyWith.ts';
 import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
 import type { BasicTracerProvider, ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -27,6 +28,8 @@ export const MAX_SPANS_PER_RUN = 500;
 
 /** The attribute every span of a run carries: how the collector finds a run's spans. */
 export const RUN_ID_ATTRIBUTE = 'agentplane.run_id';
+/** A span's attributes as a run keeps them: without the two this process added to find the span's run. */
+const isOwnAttribute = (key: string) => key !== RUN_ID_ATTRIBUTE && key !== 'agentplane.kind';
 
 class RunSpanCollector implements SpanProcessor {
   private readonly byRun = new Map<string, TraceSpan[]>();
@@ -77,11 +80,7 @@ export function toTraceSpan(span: ReadableSpan): TraceSpan {
   const stack = error ? stackOf(span) : undefined;
   if (stack) traced.stacktrace = stack;
   const attributes: Attributes = {};
-  for (const key in span.attributes) {
-    if (!Object.hasOwn(span.attributes, key) || key === RUN_ID_ATTRIBUTE || key === 'agentplane.kind') continue;
-    if (key === '__proto__') Object.defineProperty(attributes, key, { value: span.attributes[key], enumerable: true, writable: true, configurable: true });
-    else attributes[key] = span.attributes[key];
-  }
+  copyInto(attributes, span.attributes, isOwnAttribute);
   traced.attributes = attributes;
   return traced;
 }

@@ -13,6 +13,7 @@ import type { Serialized } from '@langchain/core/load/serializable';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
+import { copyInto } from '../../copyWith.ts';
 import { boundedJson } from './boundedJson.ts';
 import { cut, genAiMessage, messagesJson } from './genAiMessages.ts';
 import { jsonLength } from './jsonLength.ts';
@@ -322,15 +323,11 @@ export function spanAttributes(runId: string, kind: Kind, attributes: Attributes
   const all: Attributes = {};
   all[RUN_ID_ATTRIBUTE] = runId;
   all['agentplane.kind'] = kind;
-  for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    const value = attributes[key];
-    if (value === undefined) continue;
-    if (key === '__proto__') Object.defineProperty(all, key, { value, enumerable: true, writable: true, configurable: true });
-    else all[key] = value;
-  }
+  copyInto(all, attributes, isDefined);
   return all;
 }
+
+const isDefined = (_key: string, value: unknown) => value !== undefined;
 
 /** Attributes without the undefined ones (OpenTelemetry drops them with a warning). */
 function defined(attributes: Attributes): Attributes {
