@@ -17,7 +17,9 @@
 // repeated FRESH_CPU_REPEAT times, default 5, on the same server, each round printed and kept apart:
 // what a run costs as the thread's history grows, snapshots included). FRESH_CPU_THREADS=1: also each busy
 // thread's share of a core over the timed part (near 1: that thread bounds runs/s) with the kernel's part of
-// its CPU, and the helpers one by one.
+// its CPU, the helpers one by one, and how long each busy thread was ready to run but waited for a core
+// (schedstat's run delay) beside how much of the two cores sat idle: waits with idle cores beside them
+// come from when the threads want the cores (bursts), not from how much they want.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -80,6 +82,25 @@ function threadCpu(pid: number): Map<number, number> {
     }
   }
   return out;
+}
+
+/** Each thread's time so far runnable but waiting for a core (ms; schedstat's second field), by thread id. */
+function threadWaits(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(task), Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1]) / 1e6);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return out;
+}
+
+/** The machine's idle time so far over all its cores (ms; /proc/stat's idle and iowait, in ticks of 10 ms). */
+function machineIdleMs(): number {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  return (Number(cpu[4]) + Number(cpu[5])) * 10;
 }
 
 /** Each thread's /proc/<pid>/task/<tid>/stat fields after the name (field 3 first), by thread id. */
@@ -179,6 +200,9 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         // the server's threads' CPU and fresh pages, and the client's, at the scenario's first create and last join
         const sample = () => ({
           threads: threadCpu(ap.pid),
+          waits: threadWaits(ap.pid),
+          clientWait: threadWaits(process.pid).get(process.pid) ?? 0,
+          idleMs: machineIdleMs(),
           ...(() => {
             const stats = threadStats(ap.pid);
             return { faults: threadFaults(stats), system: threadSystem(stats) };
@@ -235,6 +259,15 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
             .map((u) => `+${u.tid - ap.pid} ${(u.ms / wallMs).toFixed(2)} (kernel ${(100 * kernel(u.tid)).toFixed(0)}%)`)
             .join(', ');
           const rest = `helpers ${((helpers * r.runs) / wallMs).toFixed(2)}, client ${clientCore.toFixed(2)}; all ${((f.total * r.runs) / wallMs).toFixed(2)} of 2`;
+          const waited = (tid: number) => ((after!.waits.get(tid) ?? 0) - (before!.waits.get(tid) ?? 0)) / wallMs;
+          console.log(
+            `  share of the time waiting for a core: main ${waited(ap.pid).toFixed(2)}, ${others
+              .slice(0, 2)
+              .map((u) => `+${u.tid - ap.pid} ${waited(u.tid).toFixed(2)}`)
+              .join(
+                ', ',
+              )}, client ${((after!.clientWait - before!.clientWait) / wallMs).toFixed(2)}; the machine's cores idle ${((after!.idleMs - before!.idleMs) / wallMs).toFixed(2)} of 2`,
+          );
           console.log(`  share of a core: main ${(main / wallMs).toFixed(2)} (kernel ${(100 * kernel(ap.pid)).toFixed(0)}%), ${busiest}, ${rest}`);
           console.log(
             `  helpers by thread: ${others
