@@ -272,6 +272,11 @@ export async function measureFanout(
    */
   mark: (window: 'runs alone' | 'loaded', edge: 'from' | 'to', okSpans?: readonly [number, number][]) => void = () => {},
 ): Promise<FanoutFigure> {
+  if (t.settled) {
+    const from = performance.now();
+    await t.settled();
+    log(`  start-up work settled ${((performance.now() - from) / 1000).toFixed(1)} s after the server answered`);
+  }
   // warm-up: the code paths of both figures and of a subscription
   await okP99(t);
   await firstEvent(t);

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
 import { prepareBaseline } from './baseline.ts';
+import { waitForSettledStart } from './settledStart.ts';
 import { measureFanout, startFanoutServer, type FanoutFigure } from './fanout.ts';
 import { fanoutTable } from './fanoutTable.ts';
 import { BENCH_GRAPH } from './graph.ts';
@@ -33,7 +34,7 @@ for (let round = 0; round < rounds; round += 1) {
     const ap = await startFanoutServer(work, c.root);
     try {
       const f = await measureFanout(
-        { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
+        { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH, settled: () => waitForSettledStart(() => ap.rss()) },
         { subscribers, threads: 20, shortHistory: 3, longHistory: 30 },
         (line) => log(`  ${line}`),
       );

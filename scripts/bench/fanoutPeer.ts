@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
+import { waitForSettledStart } from './settledStart.ts';
 import { measureFanout, startFanoutServer, type FanoutFigure } from './fanout.ts';
 import { fanoutTable } from './fanoutTable.ts';
 import { BENCH_GRAPH } from './graph.ts';
@@ -32,7 +33,7 @@ for (let round = 0; round < rounds; round += 1) {
     const headers = 'headers' in server ? (server.headers as Record<string, string>) : {};
     try {
       const f = await measureFanout(
-        { url: server.url, headers, assistant: BENCH_GRAPH },
+        { url: server.url, headers, assistant: BENCH_GRAPH, settled: () => waitForSettledStart(() => server.rss()) },
         { subscribers, threads: 20, shortHistory: 3, longHistory: 30, ceiling: false },
         (line) => log(`  ${line}`),
       );
