@@ -71,12 +71,16 @@ const CAP_US = Number(process.env.FRESH_CPU_CAP_US ?? Infinity);
 const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** Each thread's CPU time so far (ms), by thread id. */
-function threadCpu(pid: number): Map<number, number> {
+/** schedstat's fields, by position: time on a core, time ready but waiting for one (both ns). */
+const ON_CPU = 0;
+const WAITING = 1;
+
+/** Each thread's schedstat field `field` so far (ms), by thread id. */
+function threadSchedstat(pid: number, field: typeof ON_CPU | typeof WAITING): Map<number, number> {
   const out = new Map<number, number>();
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      out.set(Number(task), Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+      out.set(Number(task), Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[field]) / 1e6);
     } catch {
       /* ended meanwhile */
     }
@@ -84,18 +88,10 @@ function threadCpu(pid: number): Map<number, number> {
   return out;
 }
 
-/** Each thread's time so far runnable but waiting for a core (ms; schedstat's second field), by thread id. */
-function threadWaits(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      out.set(Number(task), Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1]) / 1e6);
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return out;
-}
+/** Each thread's CPU time so far (ms), by thread id. */
+const threadCpu = (pid: number) => threadSchedstat(pid, ON_CPU);
+/** Each thread's time so far ready to run but waiting for a core (ms), by thread id. */
+const threadWaits = (pid: number) => threadSchedstat(pid, WAITING);
 
 /** The machine's idle time so far over all its cores (ms; /proc/stat's idle and iowait, in ticks of 10 ms). */
 function machineIdleMs(): number {

@@ -331,5 +331,7 @@ const isDefined = (_key: string, value: unknown) => value !== undefined;
 
 /** Attributes without the undefined ones (OpenTelemetry drops them with a warning). */
 function defined(attributes: Attributes): Attributes {
-  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
+  const kept: Attributes = {};
+  copyInto(kept, attributes, isDefined);
+  return kept;
 }
