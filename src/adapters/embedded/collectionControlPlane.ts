@@ -15,6 +15,8 @@ import type {
   RecordWrite,
   RevisionRecord,
   RevisionsRepository,
+  TenantTotalsRecord,
+  TenantTotalsRepository,
 } from '../../domain/ports/controlPlaneRepository.ts';
 import { KeyedLock, type Locks } from '../../domain/keyedLock.ts';
 import { CollectionDeployments, DEPLOYMENTS_COLLECTION } from './collectionDeployments.ts';
@@ -25,7 +27,21 @@ export const COLLECTIONS = {
   revisions: 'cp-revisions',
   providers: 'cp-auth-providers',
   listeners: 'cp-listeners',
+  tenantTotals: 'cp-tenant-totals',
 } as const;
+
+/** A tenant's totals (deploymentQuotas.ts): one record by its id, read by each create; on PostgreSQL in the table of documents. */
+class CollectionTenantTotals implements TenantTotalsRepository {
+  private readonly totals: Collection<TenantTotalsRecord>;
+
+  constructor(store: Store) {
+    this.totals = store.collection(COLLECTIONS.tenantTotals);
+  }
+
+  get(tenantId: string): Promise<TenantTotalsRecord | undefined> {
+    return this.totals.get(tenantId);
+  }
+}
 
 class CollectionRevisions implements RevisionsRepository {
   private readonly revisions: Collection<RevisionRecord>;
@@ -133,6 +149,7 @@ export class CollectionControlPlane implements ControlPlaneRepository {
   readonly revisions: RevisionsRepository;
   readonly providers: ProvidersRepository;
   readonly listeners: ListenersRepository;
+  readonly tenantTotals: TenantTotalsRepository;
 
   constructor(
     private readonly store: Store,
@@ -144,17 +161,19 @@ export class CollectionControlPlane implements ControlPlaneRepository {
     this.revisions = new CollectionRevisions(store);
     this.providers = new CollectionProviders(store);
     this.listeners = new CollectionListeners(store);
+    this.tenantTotals = new CollectionTenantTotals(store);
   }
 
   write(writes: RecordWrite[]): Promise<void> {
     return this.store.write(writes.map(toWriteOp));
   }
 
-  async remove(deploymentId: string): Promise<void> {
+  async remove(deploymentId: string, alongside: RecordWrite[] = []): Promise<void> {
     const revisions = await this.revisions.ofDeployment(deploymentId);
     await this.store.write([
       ...revisions.map((r): WriteOp => ({ collection: COLLECTIONS.revisions, id: r.id, delete: true })),
       { collection: COLLECTIONS.deployments, id: deploymentId, delete: true },
+      ...alongside.map(toWriteOp),
     ]);
   }
 
@@ -172,7 +191,7 @@ export class CollectionControlPlane implements ControlPlaneRepository {
 }
 
 function toWriteOp(write: RecordWrite): WriteOp {
-  return 'deployment' in write
-    ? { collection: COLLECTIONS.deployments, id: write.deployment.id, value: write.deployment }
-    : { collection: COLLECTIONS.revisions, id: write.revision.id, value: write.revision };
+  if ('deployment' in write) return { collection: COLLECTIONS.deployments, id: write.deployment.id, value: write.deployment };
+  if ('revision' in write) return { collection: COLLECTIONS.revisions, id: write.revision.id, value: write.revision };
+  return { collection: COLLECTIONS.tenantTotals, id: write.tenantTotals.id, value: write.tenantTotals };
 }

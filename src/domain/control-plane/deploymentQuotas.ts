@@ -6,7 +6,7 @@
 // find room and together pass the bound.
 import type { ResourceSpec } from '../../../generated/control-plane/types.gen.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { ControlPlaneRepository, DeploymentRecord } from './records.ts';
+import { putTenantTotals, type ControlPlaneRepository, type DeploymentRecord, type RecordWrite } from './records.ts';
 import type { TenantWorkload } from './workloadPolicy.ts';
 
 const SCALE_FIELDS = ['min_scale', 'max_scale', 'queue_min_scale', 'queue_max_scale', 'orchestrator_min_scale', 'orchestrator_max_scale'] as const;
@@ -30,8 +30,11 @@ export function withinTenantQuotas<T>(repo: ControlPlaneRepository, tenantId: st
 }
 
 /**
- * Whether the tenant may hold `change`: a new deployment (`replacing` null) or a new
- * resource_spec of `replacing`. Called under withinTenantQuotas.
+ * Whether the tenant may hold `spec`: a new deployment (`replacing` null) or a new
+ * resource_spec of `replacing` (the deployment as stored now, read under its lock). Called
+ * under withinTenantQuotas. On success, the write of the tenant's totals after the change, to
+ * go in the change's own atomic write: every change of the total is made under that lock, so
+ * the total kept is the sum over the deployments stored (removeDeployment's too).
  */
 export async function roomForDeployment(
   repo: ControlPlaneRepository,
@@ -39,25 +42,46 @@ export async function roomForDeployment(
   workload: TenantWorkload,
   spec: ResourceSpec | null | undefined,
   replacing: DeploymentRecord | null,
-): Promise<Outcome<void, 'quota_exceeded'>> {
+): Promise<Outcome<RecordWrite, 'quota_exceeded'>> {
   const { maxDeploymentsPerTenant: most, maxReplicasPerTenant: mostReplicas } = workload;
   // counted first, by the tenant's index: a tenant at its bound that keeps asking is refused
   // without its deployments read (each refusal read up to 201 of them, copies of each made)
   if (!replacing && (await repo.deployments.countOfTenant(tenantId)) >= most) {
     return quotaReached('AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT', `holds ${most} deployments`, 'delete some', most);
   }
-  // enough to see the replicas' bound passed: each deployment asks for one replica at least
-  const held = await repo.deployments.newestFirst(tenantId, {}, { offset: 0, limit: mostReplicas + 1 });
-  const others = held.filter((d) => d.id !== replacing?.id).reduce((sum, d) => sum + replicasAskedBy(d.source_config.resource_spec), 0);
+  const was = replacing ? replicasAskedBy(replacing.source_config.resource_spec) : 0;
+  const others = (await replicasHeld(repo, tenantId)) - was;
   const asked = replicasAskedBy(spec);
-  if (others + asked > mostReplicas)
+  // a lower scale always passes: a tenant over a bound the operator lowered may come down to it
+  if (asked > was && others + asked > mostReplicas)
     return quotaReached(
       'AGENTPLANE_MAX_REPLICAS_PER_TENANT',
       `would ask for ${others + asked} replicas over its deployments (${asked} of this one, the largest of its *_min_scale and *_max_scale)`,
       "lower some deployment's scale or delete one",
       mostReplicas,
     );
-  return ok(undefined);
+  return ok(putTenantTotals({ id: tenantId, replicas: others + asked }));
+}
+
+/** The replicas the tenant's deployments ask for together: kept, or counted once from them (deployments made before the totals were kept). */
+async function replicasHeld(repo: ControlPlaneRepository, tenantId: string): Promise<number> {
+  const kept = await repo.tenantTotals.get(tenantId);
+  if (kept) return kept.replicas;
+  const count = await repo.deployments.countOfTenant(tenantId);
+  const held = count === 0 ? [] : await repo.deployments.newestFirst(tenantId, {}, { offset: 0, limit: count });
+  return held.reduce((sum, d) => sum + replicasAskedBy(d.source_config.resource_spec), 0);
+}
+
+/**
+ * Removes the deployment (as stored now, read under its lock) with its revisions, its replicas
+ * taken off its tenant's totals in the same write, under the tenant's quota lock.
+ */
+export function removeDeployment(repo: ControlPlaneRepository, deployment: DeploymentRecord): Promise<void> {
+  return withinTenantQuotas(repo, deployment.tenant_id, async () => {
+    const kept = await repo.tenantTotals.get(deployment.tenant_id);
+    const fewer = kept ? [putTenantTotals({ id: kept.id, replicas: kept.replicas - replicasAskedBy(deployment.source_config.resource_spec) })] : [];
+    await repo.remove(deployment.id, fewer);
+  });
 }
 
 /**

@@ -17,7 +17,7 @@ import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFiel
 import { toDeployment } from './views.ts';
 import { deploymentFilter } from './deploymentFilter.ts';
 import { DEFAULT_WORKLOAD_POLICY, workloadOf, type WorkloadPolicy } from './workloadPolicy.ts';
-import { roomForDeployment, withinTenantQuotas } from './deploymentQuotas.ts';
+import { removeDeployment, roomForDeployment, withinTenantQuotas } from './deploymentQuotas.ts';
 
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
@@ -133,7 +133,7 @@ export async function createDeployment(
     };
     const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
     const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
-    await repo.write([putDeployment(stored), putRevision(revision)]);
+    await repo.write([putDeployment(stored), putRevision(revision), room.value]);
     logDeploymentCreated(log, stored, revision);
     deployer.submit(revision);
     return ok(toDeployment(stored, revision));
@@ -179,7 +179,7 @@ export async function deleteDeployment(
     if (!current) return deploymentNotFound(id);
     if (force) {
       if (current.status !== 'AWAITING_DELETE') return invalid('force is only allowed for a deployment in AWAITING_DELETE; delete it without force first.');
-      await repo.remove(id);
+      await removeDeployment(repo, current);
       logDeploymentDeleted(log, id, 'forced');
       return ok(undefined);
     }

@@ -12,6 +12,7 @@ import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
 import { deploymentsOfListener, toListener } from './listeners.ts';
 import { listenerByToken } from './listenerTokens.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type ListenerRecord, type RevisionRecord } from './records.ts';
+import { removeDeployment } from './deploymentQuotas.ts';
 import type { RemoteRevisionLogs } from './remoteRevisionLogs.ts';
 import { LOG_BYTES_PER_S, type LogBudget } from './listenerLogBudget.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
@@ -165,7 +166,7 @@ export async function reportDeploymentRemoved(
     const deployment = await repo.deployments.ofTenant(listener.value.tenant_id, deploymentId);
     if (!deployment || deployment.source_config.listener_id !== call.listenerId) return deploymentNotFound(deploymentId);
     if (deployment.status !== 'AWAITING_DELETE') return invalid(`Deployment ID ${deploymentId} is not being deleted.`);
-    await repo.remove(deploymentId);
+    await removeDeployment(repo, deployment);
     await remoteLogs.remove(deploymentId);
     logDeploymentDeleted(log, deploymentId, 'cleaned up');
     return ok(undefined);

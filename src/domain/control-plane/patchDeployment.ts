@@ -9,7 +9,7 @@ import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, type Broken } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
 import { logRevisionCreated } from './transitionLog.ts';
-import { putDeployment, type DeploymentRecord } from './records.ts';
+import { putDeployment, type DeploymentRecord, type RecordWrite } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
 import { SECRET_MASK, toDeployment } from './views.ts';
 import { sameRepoUrl } from './repoUrl.ts';
@@ -79,23 +79,25 @@ export async function patchDeployment(
       await repo.write([putDeployment(stored)]);
       return ok(toDeployment(stored, latest));
     }
-    // a new scale is held to the tenant's replicas together, counted and written under its quota lock
-    const scaled = config.resource_spec != null && replicasAskedBy(config.resource_spec) > replicasAskedBy(current.source_config.resource_spec);
+    // a new scale is held to the tenant's replicas together, counted and written with its totals under its quota lock
+    const rescaled = config.resource_spec != null && replicasAskedBy(config.resource_spec) !== replicasAskedBy(current.source_config.resource_spec);
     const write = async () => {
-      if (scaled) {
+      const totals: RecordWrite[] = [];
+      if (rescaled) {
         const room = await roomForDeployment(repo, tenantId, owner.workload, config.resource_spec, current);
         if (!room.ok) return room;
+        totals.push(room.value);
       }
       const siblings = await repo.revisions.ofDeployment(id);
       const roomForOneMore = roomForRevision(owner.workload, siblings);
       if (!roomForOneMore.ok) return roomForOneMore;
       const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
-      await repo.write(plan.ops);
+      await repo.write([...plan.ops, ...totals]);
       logRevisionCreated(log, plan.revision, plan.skipped);
       deployer.submit(plan.revision);
       return ok(toDeployment(plan.deployment, plan.revision));
     };
-    return scaled ? withinTenantQuotas(repo, tenantId, write) : write();
+    return rescaled ? withinTenantQuotas(repo, tenantId, write) : write();
   });
 }
 

@@ -21,6 +21,7 @@ import type { Coordination } from '../ports/coordination.ts';
 import { SingletonDuty, type Term } from '../singletonDuty.ts';
 import { timestamp } from '../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
+import { removeDeployment } from './deploymentQuotas.ts';
 import { redactor, secretValues } from './redaction.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
 import { JobChains } from './deployer/jobChains.ts';
@@ -258,7 +259,7 @@ class EngineTerm {
       const now = await this.repo.deployments.get(deploymentId);
       // gone already (removed with ?force=true while this waited): its files went all the same
       if (now && now.status !== 'AWAITING_DELETE') return;
-      if (now) await this.repo.remove(deploymentId);
+      if (now) await removeDeployment(this.repo, now);
       logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
     });
   }

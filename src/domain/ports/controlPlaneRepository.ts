@@ -74,8 +74,26 @@ export interface FilteredDeployment {
   source_config: { listener_id: string | null; deployment_type?: string | null };
 }
 
-/** One record of an atomic write (putDeployment, putRevision in control-plane/records.ts). */
-export type RecordWrite = { deployment: DeploymentRecord } | { revision: RevisionRecord };
+/**
+ * What a tenant's deployments ask for together (deploymentQuotas.ts), kept beside them and
+ * written in the same atomic write as each change of it: a create reads this one record, not
+ * every deployment of its tenant (with the replicas' quota raised to 1,000,000, a create at
+ * 100,000 deployments took 821 ms on PostgreSQL).
+ */
+export interface TenantTotalsRecord {
+  /** The tenant's id. */
+  id: string;
+  /** The replicas its deployments ask for together (replicasAskedBy, summed). */
+  replicas: number;
+}
+
+/** One record of an atomic write (putDeployment, putRevision, putTenantTotals in control-plane/records.ts). */
+export type RecordWrite = { deployment: DeploymentRecord } | { revision: RevisionRecord } | { tenantTotals: TenantTotalsRecord };
+
+export interface TenantTotalsRepository {
+  /** The tenant's totals; undefined until a create or a change of scale first kept them. */
+  get(tenantId: string): Promise<TenantTotalsRecord | undefined>;
+}
 
 export interface DeploymentsRepository {
   /** The deployment of this id, whichever tenant's. */
@@ -139,12 +157,13 @@ export interface ControlPlaneRepository {
   readonly revisions: RevisionsRepository;
   readonly providers: ProvidersRepository;
   readonly listeners: ListenersRepository;
+  readonly tenantTotals: TenantTotalsRepository;
   /** The per-deployment (and per-name, per-listener, per-provider) lock every writer goes through. */
   readonly locks: Locks;
   /** Stores deployments and revisions in one atomic write: after a crash all or none are there. */
   write(writes: RecordWrite[]): Promise<void>;
-  /** Removes a deployment and all its revisions in one atomic write. */
-  remove(deploymentId: string): Promise<void>;
+  /** Removes a deployment and all its revisions in one atomic write, with `alongside` (its tenant's totals) in it. */
+  remove(deploymentId: string, alongside?: RecordWrite[]): Promise<void>;
   /**
    * The same records as seen through `visible`: reads leave out the deployments it refuses
    * and their revisions (the control plane's own engine does not see those a listener

@@ -3,7 +3,7 @@
 // of 3, creations sent at once leave 3 stored and the rest 403 naming the quota and its setting,
 // storing nothing; another tenant's count is its own; a deleted deployment makes room again.
 // The replicas all of a tenant's deployments ask for are bounded the same way, at create and by
-// a PATCH that scales one up.
+// a PATCH that scales one up; a scale-down and a removal give their replicas back.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { twoTenants, type TwoTenants } from '../../support/twoTenants.ts';
@@ -69,8 +69,16 @@ describe('replicas of a tenant', () => {
     assert.equal(patched.status, 403, await patched.clone().text());
     assert.match(((await patched.json()) as { detail: string }).detail, /AGENTPLANE_MAX_REPLICAS_PER_TENANT/);
     assert.equal(await revisions(), before);
-    // scaling down is always room
+    // scaling down is always room, and the room it makes is counted: 1 + 2 + 1 of 5 held, one more of 1 fits, then none
     assert.equal((await send(keyA, 'PATCH', `/v2/deployments/${id}`, { source_config: { resource_spec: { max_scale: 1 } } })).status, 200);
+    assert.equal((await send(keyA, 'POST', '/v2/deployments', scaled('after-down', { max_scale: 1 }))).status, 201);
+    assert.equal((await send(keyA, 'POST', '/v2/deployments', scaled('past', { max_scale: 1 }))).status, 403);
+    // a deployment removed gives its replicas back, once it is gone
+    assert.equal((await send(keyA, 'DELETE', `/v2/deployments/${held[1]!}`)).status, 204);
+    const deadline = Date.now() + 10_000;
+    while ((await names(keyA, app)).some((d) => d.id === held[1]) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await send(keyA, 'POST', '/v2/deployments', scaled('back', { max_scale: 2 }))).status, 201);
+    assert.equal((await send(keyA, 'POST', '/v2/deployments', scaled('past', { max_scale: 1 }))).status, 403);
     // B's replicas are its own
     assert.equal((await send(keyB, 'POST', '/v2/deployments', scaled('b', { max_scale: 5 }))).status, 201);
   });
