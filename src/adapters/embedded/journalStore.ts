@@ -215,6 +215,12 @@ export class JournalStore implements Store {
   private cutBackTo: number | null = null;
   private failingWrites = 0;
   private dirty = new Set<string>();
+  /**
+   * Each collection's shard keys (shardKey) by shard, made once: a write marks its shard dirty by
+   * the same string each time, its hash kept in it, not a new joined string to flatten and hash
+   * (issue 86: a POST /threads did both).
+   */
+  private readonly shardKeys = new Map<string, string[]>();
   /** Snapshot files written so far (store.json lists them, so a missing one is noticed). */
   private listed: Record<string, number[]> = {};
   private compacting: Promise<void> | null = null;
@@ -867,7 +873,7 @@ export class JournalStore implements Store {
       } else {
         state.remove(op.id);
       }
-      this.dirty.add(shardKey(op.collection, this.shardOfRecord(op.collection, op.id)));
+      this.dirty.add(this.madeShardKey(op.collection, this.shardOfRecord(op.collection, op.id)));
     });
     if (this.segmentBytes >= this.compactBytes && (this.segmentBytes >= this.snapshotBytes * this.compactRatio || this.segmentBytes >= this.maxJournalBytes))
       this.snapshotSoon();
@@ -1453,6 +1459,13 @@ export class JournalStore implements Store {
       this.states.set(name, state);
     }
     return state;
+  }
+
+  /** shardKey(collection, shard), the same string each time (shardKeys). */
+  private madeShardKey(collection: string, shard: number): string {
+    let keys = this.shardKeys.get(collection);
+    if (!keys) this.shardKeys.set(collection, (keys = []));
+    return (keys[shard] ??= shardKey(collection, shard));
   }
 
   /** The shard a record is snapshotted in: by its id, or a grouped collection's by its group. */
