@@ -1565,8 +1565,12 @@ function serialise(
     problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack
   }
   // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
-  // record is a long string that a scan of the line would walk character by character
-  const tooDeep = pieces === undefined ? undefined : lines.find((op, i) => op.length === 4 && recordNestsTooDeep(op[3], fresh[i]));
+  // record is a long string that a scan of the line would walk character by character. A line
+  // shorter than two bytes a level (each level opens and closes a bracket) holds no value nested
+  // too deep, and with no part to remember (fresh) nothing else of the walk is needed: not walked
+  // (a created thread's record, ~250 bytes, was walked key by key, issue 86)
+  const walked = pieces !== undefined && (bytes > 2 * STORE_MAX_DEPTH || fresh.some((parts) => parts.length > 0));
+  const tooDeep = walked ? lines.find((op, i) => op.length === 4 && recordNestsTooDeep(op[3], fresh[i])) : undefined;
   if (pieces !== undefined && !tooDeep) return { pieces, bytes, places, fresh };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =

@@ -3,8 +3,10 @@
 // the scan of the value's JSON (requestBody.ts depthExceededAt), for any value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nestsDeeper } from '../../../src/adapters/embedded/journalStore.ts';
+import fs from 'node:fs';
+import { nestsDeeper, openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
 import { depthExceededAt } from '../../../src/runtime/transports/http/requestBody.ts';
+import { tempDir } from '../../support/server.ts';
 
 function nested(depth: number, leaf: unknown, asArray: (level: number) => boolean): unknown {
   let value = leaf;
@@ -53,4 +55,27 @@ test('the depth of a value as the walk finds it is the depth of its JSON as the 
 test('a value far deeper than the limit is answered without walking all of it', () => {
   const deep = nested(50_000, 1, (level) => level % 2 === 0);
   assert.equal(nestsDeeper(deep, 1000), true);
+});
+
+// A line shorter than two bytes a level is not walked (it cannot hold a value nested too deep):
+// the shortest values at the limit and one level past it, in a paged collection and another
+test('the shortest value one level past the limit is refused, and one at the limit stored', async () => {
+  const dataDir = tempDir('agentplane-depth-');
+  try {
+    const store = await openJournalStore({ dataDir });
+    for (const name of ['threads', 'assistants']) {
+      const records = store.collection<{ v: unknown }>(name);
+      // the record is one level: its field may nest STORE_MAX_DEPTH - 1 more, arrays only (two bytes a level)
+      let atLimit: unknown = [];
+      for (let level = 2; level < STORE_MAX_DEPTH; level += 1) atLimit = [atLimit];
+      await records.put('fits', { v: atLimit });
+      assert.deepEqual((await records.get('fits'))?.v, atLimit);
+      await assert.rejects(records.put('deep', { v: [atLimit] }), /deeper than 1000 levels/);
+      assert.equal(await records.get('deep'), undefined);
+      await records.put('short', { v: nested(3, 1, () => true) });
+    }
+    await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
