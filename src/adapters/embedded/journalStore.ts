@@ -1530,10 +1530,20 @@ function serialise(
       // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
       const one = lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && mayBeWrittenWhole(lines[0]![3]);
       const whole = one ? JSON.stringify(lines) : undefined;
-      const head = whole !== undefined ? JSON.stringify([lines[0]![0], lines[0]![1], lines[0]![2]]) : '';
+      // the head's characters, and its bytes: counted when its strings are written as they are
+      let headChars = 0;
+      let headBytes = 0;
+      if (whole !== undefined) {
+        headChars = plainHeadLength(lines[0]![0], lines[0]![1], lines[0]![2]!);
+        if (headChars < 0) {
+          const head = JSON.stringify([lines[0]![0], lines[0]![1], lines[0]![2]]);
+          headChars = head.length;
+          headBytes = Buffer.byteLength(head);
+        } else headBytes = headChars;
+      }
       // the value's characters in the line `[` head-but-its-`]` `,` value `]]`
-      if (whole !== undefined && writtenWhole(lines[0]![3]!, whole.length - head.length - 3)) {
-        const at = 1 + Buffer.byteLength(head);
+      if (whole !== undefined && writtenWhole(lines[0]![3]!, whole.length - headChars - 3)) {
+        const at = 1 + headBytes;
         bytes = Buffer.byteLength(whole) + 1;
         places[0] = { at, len: bytes - 1 - at - 2 };
         fresh[0] = [];
@@ -1585,6 +1595,20 @@ function serialise(
     });
   const named = which ? `${which[0]}/${which[1]}` : 'a record';
   throw new StoreWriteError('unserialisable', `The record ${named} cannot be stored: ${problem}. Nothing was stored.`);
+}
+
+/** A string JSON.stringify writes as it is between its quotes, in as many bytes as characters: printable ASCII but `"` and `\\`. */
+const WRITTEN_AS_IT_IS = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * The characters of JSON.stringify([collection, id, seq]), a put's head in its journal line,
+ * and so its bytes, when both strings are written as they are (WRITTEN_AS_IT_IS); else -1.
+ * Counted, not written: a created thread's line made that text only to measure it (issue 86).
+ */
+export function plainHeadLength(collection: string, id: string, seq: number): number {
+  if (!WRITTEN_AS_IT_IS.test(collection) || !WRITTEN_AS_IT_IS.test(id)) return -1;
+  // `[` `"`collection`"` `,` `"`id`"` `,` seq `]`
+  return collection.length + id.length + String(seq).length + 8;
 }
 
 /** A line's pieces (serialise) encoded as UTF-8 into one buffer of `bytes`, each piece written where the last ended: no joined text first. */
