@@ -32,20 +32,18 @@ export interface ThreadRecord {
   values?: Record<string, unknown> | null;
 }
 
-/** A new idle thread: created by createThread, or by a run on a thread that does not exist. */
-export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string): ThreadRecord {
+/**
+ * A new idle thread: created by createThread (with its `ttl` if asked), or by a run on a thread
+ * that does not exist. Built as literals, not spread: a spread of a conditional object is a copy
+ * made at run time, and POST /threads made two (issue 86). The fields in the same order either way.
+ */
+export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string, ttl?: ThreadTtlSetting): ThreadRecord {
   const now = nowIso();
-  return {
-    thread_id: threadId,
-    ...(owner ? { owner } : {}),
-    created_at: now,
-    updated_at: now,
-    metadata,
-    status: 'idle',
-    config: {},
-    interrupts: {},
-    values: null,
-  };
+  const thread: ThreadRecord = owner
+    ? { thread_id: threadId, owner, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {}, values: null }
+    : { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {}, values: null };
+  if (ttl) thread.ttl = ttl;
+  return thread;
 }
 
 export interface ThreadTtlSetting {

@@ -85,7 +85,7 @@ export class Threads implements ThreadService {
 
   /** Stores a new thread under `threadId`, with the request's supersteps if any. */
   private async insert(threadId: string, body: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid'>> {
-    const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}, this.owner), ...ttlSetting(body.ttl) };
+    const record = newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}, this.owner, body.ttl ? ttlOf(body.ttl) : undefined);
     await this.deps.threads.insert(record);
     if (body.supersteps?.length) {
       const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
@@ -316,6 +316,10 @@ export class Threads implements ThreadService {
 /** The last view made of each frozen thread record, with the values and ttl flag it holds. */
 const threadViews = new WeakMap<ThreadRecord, { values: Record<string, unknown> | null; ttl: boolean; view: Thread }>();
 
+function ttlOf(ttl: ThreadTtl): ThreadTtlSetting {
+  return { strategy: ttl.strategy ?? 'delete', ttl_minutes: ttl.ttl };
+}
+
 function ttlSetting(ttl: ThreadTtl | undefined): { ttl?: ThreadTtlSetting } {
-  return ttl ? { ttl: { strategy: ttl.strategy ?? 'delete', ttl_minutes: ttl.ttl } } : {};
+  return ttl ? { ttl: ttlOf(ttl) } : {};
 }
