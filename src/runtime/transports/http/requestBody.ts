@@ -57,7 +57,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(size === 0 ? undefined : Buffer.concat(chunks).toString('utf8')));
+    // a body of one chunk (most: a POST /threads' `{}`) decoded from it, not from a copy Buffer.concat makes first
+    req.on('end', () => resolve(size === 0 ? undefined : (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
     req.on('error', reject);
   });
 }
