@@ -1616,7 +1616,11 @@ function lineBytes(pieces: readonly string[], bytes: number): Buffer {
   if (pieces.length === 1) return Buffer.from(pieces[0]!);
   const buffer = Buffer.allocUnsafe(bytes);
   let at = 0;
-  for (const piece of pieces) at += buffer.write(piece, at);
+  // a line written whole ends in a piece that is its newline (serialise): set as the byte it is, not encoded by a call of its own
+  for (const piece of pieces) {
+    if (piece === '\n') buffer[at++] = 0x0a;
+    else at += buffer.write(piece, at);
+  }
   if (at !== bytes) throw new Error(`a journal line of ${bytes} bytes was encoded as ${at}`);
   return buffer;
 }
