@@ -1525,21 +1525,33 @@ function serialise(
       pieces = [text];
       bytes = Buffer.byteLength(text);
     } else {
-      // one record written whole (a created thread, a run's status): the line in one stringify, as
-      // d5486dc wrote it, its value found after the head `[["name","id",seq,` and before `]]`
-      // (not a text per part, their join and the newline added to a copy: ~1 KB of garbage a write)
+      // one record written whole (a created thread, a run's status): the line as one text, the
+      // text d5486dc wrote by one stringify of it, its value found after the head
+      // `[["name","id",seq,` and before `]]` (not a text per part, their join and the newline
+      // added to a copy: ~1 KB of garbage a write). A head of strings written as they are
+      // (plainHeadLength) is counted and put around the value's stringify: JSON.stringify walks
+      // two arrays fewer, each with its look-up of a toJSON (the value's top has none:
+      // mayBeWrittenWhole); another is made as text, with the line in one stringify.
       const one = lines.length === 1 && lines[0]!.length === 4 && given[0] === undefined && mayBeWrittenWhole(lines[0]![3]);
-      const whole = one ? JSON.stringify(lines) : undefined;
-      // the head's characters, and its bytes: counted when its strings are written as they are
+      let whole: string | undefined;
       let headChars = 0;
       let headBytes = 0;
-      if (whole !== undefined) {
-        headChars = plainHeadLength(lines[0]![0], lines[0]![1], lines[0]![2]!);
-        if (headChars < 0) {
-          const head = JSON.stringify([lines[0]![0], lines[0]![1], lines[0]![2]]);
+      if (one) {
+        const op = lines[0] as [string, string, number, object];
+        const collection = op[0];
+        const id = op[1];
+        const seq = op[2];
+        const value = op[3];
+        headChars = plainHeadLength(collection, id, seq);
+        if (headChars >= 0) {
+          whole = `[["${collection}","${id}",${seq},${JSON.stringify(value)}]]`;
+          headBytes = headChars;
+        } else {
+          whole = JSON.stringify(lines);
+          const head = JSON.stringify([collection, id, seq]);
           headChars = head.length;
           headBytes = Buffer.byteLength(head);
-        } else headBytes = headChars;
+        }
       }
       // the value's characters in the line `[` head-but-its-`]` `,` value `]]`
       if (whole !== undefined && writtenWhole(lines[0]![3]!, whole.length - headChars - 3)) {

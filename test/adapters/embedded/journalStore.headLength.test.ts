@@ -1,10 +1,12 @@
 // A created record's line is one JSON.stringify, its value found after the head
 // `[["name","id",seq,`: the head's length is counted when its strings are written as they are
 // (plainHeadLength), and made as text otherwise. Either way the value is read back from where
-// the line put it, before a reopen (a created record is read from the journal) and after.
+// the line put it, before a reopen (a created record is read from the journal) and after, and
+// the line is the text JSON.stringify writes of it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { openJournalStore, plainHeadLength } from '../../../src/adapters/embedded/journalStore.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { newThread } from '../../../src/domain/agent/records.ts';
@@ -38,6 +40,14 @@ test('created threads of every kind of id read back from the journal, and after 
     const threads = new CollectionThreads(store);
     for (const thread of created) assert.equal(await threads.insert(thread), true);
     for (const thread of created) assert.deepEqual(await threads.get(thread.thread_id), thread);
+    // each line is the text JSON.stringify writes of it, whichever way its head was found
+    const journal = (fs.readdirSync(dataDir, { recursive: true }) as string[]).filter((file) => file.endsWith('.log'));
+    const lines = journal.flatMap((file) => fs.readFileSync(path.join(dataDir, file), 'utf8').split('\n').filter(Boolean));
+    for (const thread of created) {
+      const line = lines.find((text) => (JSON.parse(text) as [string, string][])[0]![1] === thread.thread_id);
+      const seq = (JSON.parse(line!) as [string, string, number][])[0]![2];
+      assert.equal(line, JSON.stringify([['threads', thread.thread_id, seq, thread]]));
+    }
     await store.close();
     const again = await openJournalStore({ dataDir });
     const reopened = new CollectionThreads(again);
