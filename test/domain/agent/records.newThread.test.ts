@@ -4,12 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { newThread } from '../../../../src/domain/agent/records.ts';
-import { Threads, type ThreadDeps } from '../../../../src/domain/agent/threads/threads.ts';
-import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
-import { CollectionThreads } from '../../../../src/adapters/embedded/collectionThreads.ts';
-import { KeyedLock } from '../../../../src/domain/keyedLock.ts';
-import { tempDir } from '../../../support/server.ts';
+import { newThread } from '../../../src/domain/agent/records.ts';
+import { Threads, type ThreadDeps } from '../../../src/domain/agent/threads/threads.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
+import { KeyedLock } from '../../../src/domain/keyedLock.ts';
+import { tempDir } from '../../support/server.ts';
 
 const FIELDS = ['thread_id', 'created_at', 'updated_at', 'metadata', 'status', 'config', 'interrupts', 'values'];
 
