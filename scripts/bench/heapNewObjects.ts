@@ -100,8 +100,8 @@ export function newObjects(before: Set<number>, after: HeapSnapshot, depth = 3):
     // an element's or a hidden slot's index names no holder: all of them one owner
     if (t === 'element' || t === 'hidden') return '[]';
     const text = after.strings[name];
-    // so is a hash table's internal slot (a Map's entries): "(internal)1103"
-    if (/^\d+$/.test(text)) return '[]';
+    // so is a hash table's internal slot (a Map's entries: "(internal)1103"; a WeakMap's: "(internal)309 / part of key …")
+    if (/^\d+($| \/ part of key)/.test(text)) return '[]';
     return `${t === 'property' ? '' : `(${t})`}${text}`;
   };
   const ownerName = (oldHolder: number, into: number) => {

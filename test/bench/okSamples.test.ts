@@ -1,8 +1,12 @@
 // The fan-out phase's `/ok` samples set beside the server's record of them (issue 87): what each
-// waited for — the server's loop before it read the request, the server, the client after.
+// waited for — the server's loop before it read the request, the server, the client after. And
+// what the server's scavenges copy: the bytes (loopGaps.mjs), and the objects a heap holds that it
+// did not at an earlier snapshot, named by who holds them (heapNewObjects.ts, fanoutSurvivors.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { attribute, copiedReport, okReport, quantile } from '../../scripts/bench/okSamples.ts';
+import { getHeapSnapshot } from 'node:v8';
+import { idsOf, newObjects, newObjectsReport, type HeapSnapshot } from '../../scripts/bench/heapNewObjects.ts';
 
 test('a sample is split at the server’s read and answer, each part beside what overlapped it', () => {
   const [s] = attribute(
@@ -109,4 +113,43 @@ test('the recorder keeps each scavenge’s bytes copied when asked', async () =>
   assert.ok(copies.length > 0, 'a scavenge recorded');
   for (const [at, bytes] of copies) assert.ok(at > 0 && bytes > 0);
   assert.ok(kept.length > 0);
+});
+
+async function snapshot(): Promise<HeapSnapshot> {
+  const chunks: string[] = [];
+  for await (const chunk of getHeapSnapshot()) chunks.push(chunk.toString());
+  return JSON.parse(chunks.join('')) as HeapSnapshot;
+}
+
+class Keeper {
+  readonly kept = new Map<number, object>();
+}
+
+class Kept {
+  constructor(readonly text: string) {}
+}
+
+test('objects made between two snapshots and still held are given to the holder they hang from', async () => {
+  const keeper = new Keeper();
+  keeper.kept.set(0, new Kept('before'));
+  const first = idsOf(await snapshot());
+  for (let i = 1; i <= 500; i += 1) keeper.kept.set(i, new Kept(`kept ${i} ${'x'.repeat(100)}`));
+  // made and dropped in between: not in the second snapshot
+  for (let i = 0; i < 500; i += 1) new Kept(`dropped ${i}`);
+  const found = newObjects(first, await snapshot());
+
+  const kept = found.byKind.find((row) => row.kind === 'object:Kept');
+  assert.equal(kept?.count, 500, 'each Kept made since the first snapshot, and only those held');
+  // (a few may hang from the stack's roots: the loop's last, say)
+  const keptBytes = (row: (typeof found.byOwner)[number]) => row.kinds.find(([kind]) => kind === 'object:Kept')?.[1] ?? 0;
+  const owner = [...found.byOwner].sort((a, b) => keptBytes(b) - keptBytes(a))[0];
+  assert.ok(owner && keptBytes(owner) > 0, 'an owner holds the new Kept objects');
+  assert.match(owner.owner, /object:Keeper > kept > object:Map/, 'named by the old holder and its field');
+  assert.ok(owner.count >= 1000, 'the Kept objects and their texts under the one owner');
+  assert.ok(found.bytes >= owner.bytes && owner.bytes >= 500 * 100, 'their bytes counted, the texts included');
+  assert.ok(
+    newObjectsReport(found).some((line) => line.includes('object:Keeper > kept')),
+    'the report names the owner',
+  );
+  assert.ok(keeper.kept.size === 501);
 });
