@@ -80,8 +80,8 @@ import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { batchGroups, isOrderedWrite } from './batchGroups.ts';
 import { ReplyOutbox } from './replyOutbox.ts';
-import { JsonText } from '../../shared/jsonText.ts';
-import { runEndOutput } from './runEndOutput.ts';
+import { dataOf, JsonText } from '../../shared/jsonText.ts';
+import { frozenFromJson } from '../../domain/freeze.ts';
 import { IdleRetirement } from './idleRetirement.ts';
 import type { RetirementSettings } from '../../runtime/idle/workerRetirement.ts';
 
@@ -806,7 +806,8 @@ export class RunWorkerPool {
           // stopped by the watchdog: its end says why, whatever the abort made of it
           if (task.stalled) task.reject(withTrace(errorOf(task.stalled), message.type === 'failed' ? (message.trace ?? []) : []));
           else if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));
-          else if (message.type === 'done') task.resolve(runEndOutput(message, task.lastValues));
+          else if (message.type === 'done')
+            task.resolve(message.valuesAsLastEvent ? { ...message.output, values: endValues(task.lastValues) as RunOutput['values'] } : message.output);
           else task.reject(withTrace(errorOf(message.error), message.trace ?? []));
         });
         this.released(slot);
@@ -922,4 +923,14 @@ export class RunWorkerPool {
   holds(slot: Slot): boolean {
     return this.slots.has(slot);
   }
+}
+
+/**
+ * A run's values at its end, from its last `values` event: while no reader has parsed the event's
+ * text, a frozen parse of its own that keeps the text as its JSON (frozenFromJson), so the store
+ * writes the thread's values as that text instead of serialising them again (issue 91); the
+ * event keeps its text unparsed for its readers. Else the event's data, as its readers have it.
+ */
+function endValues(data: unknown): unknown {
+  return data instanceof JsonText && !data.isParsed ? frozenFromJson(data.text) : dataOf(data);
 }
