@@ -14,12 +14,17 @@ import { failed } from './failures.ts';
 
 // One SSE event per protocol event, whoever receives it: the writers (runtime/transports/sse.ts, the
 // protocol WebSocket) make its bytes once per SSE event object, so all the subscribers of a
-// thread are sent the same bytes (issue 67).
+// thread are sent the same bytes (issue 67). Its data is the event's text made when read
+// (eventJson): the writers read it to make the bytes, and a text kept here would be flattened
+// by them into a copy of the event held for its log's life (issue 87).
 const sseOf = new WeakMap<ProtocolEvent, SseEvent>();
 
 function sseEvent(event: ProtocolEvent): SseEvent {
   let made = sseOf.get(event);
-  if (!made) sseOf.set(event, (made = Object.freeze({ id: event.event_id, event: event.method, data: eventJson(event) })));
+  if (!made) {
+    made = Object.defineProperty({ id: event.event_id, event: event.method } as SseEvent, 'data', { enumerable: true, get: () => eventJson(event) });
+    sseOf.set(event, Object.freeze(made));
+  }
   return made;
 }
 

@@ -112,17 +112,19 @@ export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent 
 }
 
 /**
- * The event's JSON text, made once per event (whoever sends it: each SSE subscriber, each
- * WebSocket). An event read from a log entry's text (`{"method":…,"params":…}`, a run
- * worker's) is that text with the event's numbers put before it: a `values` event, the
- * thread's every message, is not serialised again.
+ * The event's JSON text. An event read from a log entry's text (`{"method":…,"params":…}`, a
+ * run worker's) is that text with the event's numbers put before it: a `values` event, the
+ * thread's every message, is not serialised again. That one is made at each call and not kept:
+ * a concatenation holding the entry's text, copied only when a writer flattens it (its bytes,
+ * made once per event for every subscriber: sse.ts, protocolSocket.ts), and that copy is the
+ * writer's garbage (issue 87: kept, it was a second whole copy of every event sent, held for
+ * its log's life and so copied by the main thread's scavenges; ~11 KB a run under 1,000
+ * subscribers). An event made here (no text to start from) is serialised once, and kept.
  */
 export function eventJson(event: ProtocolEvent): string {
+  const wire = wireOfEvent.get(event);
+  if (wire !== undefined) return `{"type":"event","event_id":"${event.seq}","seq":${event.seq},${wire.slice(1)}`;
   let text = jsonOfEvent.get(event);
-  if (text === undefined) {
-    const wire = wireOfEvent.get(event);
-    text = wire === undefined ? JSON.stringify(event) : `{"type":"event","event_id":"${event.seq}","seq":${event.seq},${wire.slice(1)}`;
-    jsonOfEvent.set(event, text);
-  }
+  if (text === undefined) jsonOfEvent.set(event, (text = JSON.stringify(event)));
   return text;
 }

@@ -238,7 +238,7 @@ class ProtocolSocket {
       while (!stopped && this.ws.readyState === this.ws.OPEN) {
         const next = await events.next();
         if (next.done || stopped) break;
-        const frame = textFrame(next.value, next.value.data);
+        const frame = textFrame(next.value);
         // past the bound the stream is read on only once the socket has taken this event, so
         // a client that stops reading holds its events in their run's log, not in this server
         if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<void>((resolve) => this.sendEvent(frame, resolve));
@@ -345,17 +345,21 @@ const batchFramesOf = new WeakMap<readonly SseEvent[], Buffer>();
 
 /** A batch's frames as one buffer, made once per frozen batch (a pushed stream's: the same for every socket at that place). */
 function batchFrames(batch: readonly SseEvent[]): Buffer {
-  if (batch.length === 1) return textFrame(batch[0]!, batch[0]!.data);
+  if (batch.length === 1) return textFrame(batch[0]!);
   let frames = Object.isFrozen(batch) ? batchFramesOf.get(batch) : undefined;
   if (!frames) {
-    frames = Buffer.concat(batch.map((event) => textFrame(event, event.data)));
+    frames = Buffer.concat(batch.map((event) => textFrame(event)));
     if (Object.isFrozen(batch)) batchFramesOf.set(batch, frames);
   }
   return frames;
 }
 
-function textFrame(event: SseEvent, data: unknown): Buffer {
-  const encode = () => webSocketTextFrame(Buffer.from(typeof data === 'string' ? data : JSON.stringify(data)));
+/** The event's frame; its data read only to make one (a protocol event's text is made when read: protocol.ts). */
+function textFrame(event: SseEvent): Buffer {
+  const encode = () => {
+    const data = event.data;
+    return webSocketTextFrame(Buffer.from(typeof data === 'string' ? data : JSON.stringify(data)));
+  };
   if (!Object.isFrozen(event)) return encode();
   let frame = frameOf.get(event);
   if (!frame) frameOf.set(event, (frame = encode()));

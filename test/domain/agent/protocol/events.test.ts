@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { InMemoryRunEventLog } from '../../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
-import { eventJson, framed, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
+import { eventJson, framed, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, storedOfText, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
+import { getHeapSnapshot } from 'node:v8';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
 import { CollectionRunStore } from '../../../../src/adapters/run-storage/collectionRunStore.ts';
@@ -48,6 +49,40 @@ test("an event read from its log entry's text is sent as that text, numbered, wi
   assert.equal(serialised, 0, 'not serialised again');
   assert.deepEqual(JSON.parse(text), { type: 'event', event_id: '9', seq: 9, method: 'values', params: { namespace: [], timestamp: 1, data: values } });
   assert.equal(text, JSON.stringify(got[0]), 'the same text as serialising it would make');
+});
+
+/** How many strings of at least `chars` characters this process's heap holds (a snapshot of it). */
+async function longStrings(chars: number): Promise<number> {
+  const parts: string[] = [];
+  for await (const chunk of getHeapSnapshot()) parts.push(chunk.toString());
+  const snapshot = JSON.parse(parts.join('')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const [typeAt, sizeAt] = [fields.indexOf('type'), fields.indexOf('self_size')];
+  const types = snapshot.snapshot.meta.node_types[0];
+  let count = 0;
+  // a flat string's own size is its characters (one byte each here) and a header
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length)
+    if (types[snapshot.nodes[i + typeAt]!] === 'string' && snapshot.nodes[i + sizeAt]! >= chars) count += 1;
+  return count;
+}
+
+test("an event read from its entry's text keeps no second copy of it once its text has been written out (issue 87)", async () => {
+  const long = 'x'.repeat(200_000);
+  const entry = new JsonText(JSON.stringify({ method: 'custom', params: { namespace: [], timestamp: 1, data: long } }));
+  const event = framed(storedOfText(entry), 5);
+  const before = await longStrings(200_000);
+  // as a writer makes the event's bytes: the text read, flattened into one string, copied out
+  const bytes = Buffer.from(eventJson(event));
+  assert.deepEqual(JSON.parse(bytes.toString()), {
+    type: 'event',
+    event_id: '5',
+    seq: 5,
+    method: 'custom',
+    params: { namespace: [], timestamp: 1, data: long },
+  });
+  assert.equal(eventJson(event), bytes.toString(), 'the same text at each call');
+  assert.equal(await longStrings(200_000), before, "no flattened copy of the event's text is held beside its entry's");
+  assert.ok(entry.text.length > 200_000 && event.seq === 5);
 });
 
 test('an event made here (no text to start from) is serialised, once', () => {
