@@ -19,6 +19,11 @@ export interface FanoutTarget {
 
 export const CHANNELS = ['lifecycle', 'values', 'messages'];
 
+/** What a worker thread of the bench's is given of a target: `settled`, a function, cannot be cloned across to it. */
+export function sendableTarget({ url, headers, assistant }: FanoutTarget): FanoutTarget {
+  return { url, headers, assistant };
+}
+
 export const json = (t: FanoutTarget, pathname: string, body: unknown, signal?: AbortSignal) =>
   fetch(t.url + pathname, { method: 'POST', headers: { ...t.headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 

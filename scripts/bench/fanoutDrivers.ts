@@ -6,7 +6,7 @@
 // as much as the server (the bare broadcaster's turn has no drivers in the client at all). In
 // a user's world the clients that start runs are other processes, as the subscribers are.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import type { FanoutTarget } from './fanoutClients.ts';
+import { sendableTarget, type FanoutTarget } from './fanoutClients.ts';
 
 interface Setup {
   target: FanoutTarget;
@@ -18,7 +18,7 @@ export async function runDrivers(setup: Setup): Promise<{ start(): Promise<void>
   // tsx's loader does not reach worker threads: the worker registers its own, then loads this file
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   // under a key of its own: fanoutSubscribers.ts, imported here through fanout.ts, serves any worker whose data has a `target`
-  const worker = new Worker(boot, { eval: true, workerData: { drivers: setup } });
+  const worker = new Worker(boot, { eval: true, workerData: { drivers: { ...setup, target: sendableTarget(setup.target) } } });
   const next = () =>
     new Promise<{ runs?: number }>((resolve, reject) => {
       worker.once('message', resolve);

@@ -4,7 +4,7 @@
 // browsers, not the client that measures). The worker opens them, counts what they receive,
 // and closes them when told.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { sseSubscriber, socketSubscriber, type Delivery, type FanoutTarget, type Subscriber } from './fanoutClients.ts';
+import { sendableTarget, sseSubscriber, socketSubscriber, type Delivery, type FanoutTarget, type Subscriber } from './fanoutClients.ts';
 
 /** Every how many subscribers one records its events' delivery (a sample, so the reading costs the shared cores little). */
 export const DELIVERY_SAMPLE_EVERY = 10;
@@ -38,7 +38,7 @@ export async function openSubscribers(open: Open): Promise<{
 }> {
   // tsx's loader does not reach worker threads: the worker registers its own, then loads this file
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(boot, { eval: true, workerData: open });
+  const worker = new Worker(boot, { eval: true, workerData: { ...open, target: sendableTarget(open.target) } });
   const next = () =>
     new Promise<Record<string, number> & { delivery?: DeliveryFigure | null; recorded?: string[][] }>((resolve, reject) => {
       worker.once('message', resolve);

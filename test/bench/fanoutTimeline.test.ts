@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stamped, template, timelineSize, windowClumps, windowDeliveries } from '../../scripts/bench/fanoutTimeline.ts';
+import { runDrivers } from '../../scripts/bench/fanoutDrivers.ts';
+import { openSubscribers } from '../../scripts/bench/fanoutSubscribers.ts';
 
 let seq = 0;
 const event = (method: string, timestamp: number, data: Record<string, unknown> = {}) =>
@@ -74,4 +76,21 @@ test('the window’s deliveries: each thread’s events times the subscribers th
   const a = windowClumps(run(FROM + 20, FROM + 100), FROM);
   const b = windowClumps([...run(FROM + 20, FROM + 100), ...run(FROM + 700, FROM + 800)], FROM);
   assert.equal(windowDeliveries([a, b], 5), 3 * 4 + 2 * 8, 'subscribers 0, 2, 4 on the first thread, 1 and 3 on the second');
+});
+
+// The phase's target carries `settled` (a function: settledStart.ts) since the idle figures wait
+// for the start-up work; given as it was to the drivers' and the subscribers' worker threads, it
+// could not be cloned, and the whole fan-out phase of `npm run bench` was "NOT MEASURED".
+test("the fan-out's worker threads are given a target whose settled function stays behind", async () => {
+  const target = { url: 'http://127.0.0.1:9', headers: {}, assistant: 'a', settled: async () => undefined };
+  const drivers = await runDrivers({ target, threads: [] });
+  try {
+    await drivers.start();
+    assert.equal(await drivers.stop(), 0);
+  } finally {
+    await drivers.close();
+  }
+  const held = await openSubscribers({ target, threads: [], subscribers: 0 });
+  assert.equal(held.opened, 0);
+  await held.close();
 });
