@@ -156,6 +156,7 @@ export class CollectionControlPlane implements ControlPlaneRepository {
     readonly locks: Locks = new KeyedLock(),
     /** The deployments kept by the backend itself (PostgreSQL's list in SQL); else over the collection. */
     deployments?: DeploymentsRepository,
+    readonly innermostLocks: Locks = locks,
   ) {
     this.deployments = deployments ?? new CollectionDeployments(store);
     this.revisions = new CollectionRevisions(store);
@@ -186,7 +187,7 @@ export class CollectionControlPlane implements ControlPlaneRepository {
         return !deployment || visible(deployment);
       },
     });
-    return new CollectionControlPlane(store, this.locks);
+    return new CollectionControlPlane(store, this.locks, undefined, this.innermostLocks);
   }
 }
 

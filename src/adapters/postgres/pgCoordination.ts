@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { KeyedLock } from '../../domain/keyedLock.ts';
-import type { Coordination, Singleton } from '../../domain/ports/coordination.ts';
+import type { Coordination, SerializeOptions, Singleton } from '../../domain/ports/coordination.ts';
 import { asStoreFailure, dedicatedClient, openPool } from './pgConnections.ts';
 
 /** Advisory-lock namespaces (the first key of the two-key form): 'apsz', 'apld'. */
@@ -56,6 +56,8 @@ export interface PgCoordinationOptions {
   url: string;
   /** Connections that may hold a `serialize` lock at once. */
   lockPoolSize?: number;
+  /** Connections that may hold an innermost `serialize` lock at once (SerializeOptions). */
+  innermostLockPoolSize?: number;
   /** How often a replica that does not lead a singleton tries to take it over. */
   leaseRetryMs?: number;
   /** How often a leader checks that the connection holding its lease is still alive. */
@@ -67,6 +69,8 @@ export class PgCoordination implements Coordination {
   readonly shared = true;
   readonly replicaId = randomUUID();
   private readonly lockPool: pg.Pool;
+  /** The innermost keys' connections (SerializeOptions.innermost): outer keys' holders never take them. */
+  private readonly innermostLockPool: pg.Pool;
   /**
    * NOTIFY has connections of its own: a lock holder notifies while other callers wait for
    * their lock on every connection of the lock pool.
@@ -97,17 +101,19 @@ export class PgCoordination implements Coordination {
 
   constructor(private readonly options: PgCoordinationOptions) {
     this.lockPool = openPool(options.url, options.lockPoolSize ?? 10);
+    this.innermostLockPool = openPool(options.url, options.innermostLockPoolSize ?? 3);
     this.notifyPool = openPool(options.url, 2);
     this.leaseRetryMs = options.leaseRetryMs ?? 1_000;
     this.keepAliveMs = options.keepAliveMs ?? 2_000;
   }
 
-  serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
+  serialize<T>(key: string, work: () => Promise<T>, options: SerializeOptions = {}): Promise<T> {
     // in process first: one database lock per key at a time from this replica, in call order
     return this.local.run(key, async () => {
       // alone on the database: the lock in process is the only one (a replica coming waits for these works to end)
       if (this.solo === 'solo') return this.workAlone(work);
-      const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
+      const pool = options.innermost ? this.innermostLockPool : this.lockPool;
+      const client = await pool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
       try {
         // named: parsed once per connection (a lock and an unlock per run created)
         await client.query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] });
@@ -298,6 +304,7 @@ export class PgCoordination implements Coordination {
     if (this.soloCheck) clearInterval(this.soloCheck);
     await this.listener?.end().catch(() => undefined);
     await this.lockPool.end();
+    await this.innermostLockPool.end();
     await this.notifyPool.end();
   }
 

@@ -48,7 +48,9 @@ export async function createControlPlane(
   adapters: ControlPlaneAdapters,
 ): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[]; agentAuth: AgentAuth }> {
   // on PostgreSQL the deployments list runs in SQL; the embedded store's over its collection
-  const repo = new CollectionControlPlane(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments);
+  const repo = new CollectionControlPlane(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments, {
+    run: (key, work) => deps.coordination.serialize(`cp:${key}`, work, { innermost: true }),
+  });
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.countWithStatus(status) }))),
   );

@@ -24,9 +24,9 @@ function quotaReached(setting: string, held: string, room: string, bound: number
   });
 }
 
-/** `write` done under the tenant's quota lock. */
+/** `write` done under the tenant's quota lock: an innermost lock, taken alone or inside a deployment's, never around another. */
 export function withinTenantQuotas<T>(repo: ControlPlaneRepository, tenantId: string, write: () => Promise<T>): Promise<T> {
-  return repo.locks.run(`quota:deployments:${tenantId}`, write);
+  return repo.innermostLocks.run(`quota:deployments:${tenantId}`, write);
 }
 
 /**

@@ -160,6 +160,12 @@ export interface ControlPlaneRepository {
   readonly tenantTotals: TenantTotalsRepository;
   /** The per-deployment (and per-name, per-listener, per-provider) lock every writer goes through. */
   readonly locks: Locks;
+  /**
+   * The locks taken inside those (a tenant's quota lock, inside a deployment's while it is
+   * scaled or removed), never around one: on PostgreSQL held on connections of their own
+   * (SerializeOptions.innermost in ports/coordination.ts).
+   */
+  readonly innermostLocks: Locks;
   /** Stores deployments and revisions in one atomic write: after a crash all or none are there. */
   write(writes: RecordWrite[]): Promise<void>;
   /** Removes a deployment and all its revisions in one atomic write, with `alongside` (its tenant's totals) in it. */

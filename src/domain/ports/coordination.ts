@@ -9,6 +9,16 @@ export interface Singleton {
   stop(): Promise<void>;
 }
 
+export interface SerializeOptions {
+  /**
+   * The key is taken inside other keys' works (a tenant's quota inside a deployment's lock), and
+   * no key is ever taken inside its own work. PostgreSQL holds each key on a connection: an
+   * innermost key's come from a pool of their own, so holders of outer keys waiting for it never
+   * hold every connection it could be granted on.
+   */
+  innermost?: boolean;
+}
+
 export interface Coordination {
   /** True when other server processes may share the store (PostgreSQL). */
   readonly shared: boolean;
@@ -18,7 +28,7 @@ export interface Coordination {
    * Runs `work` while holding `key` against every server on the store; calls for one key
    * on one server run in the order they were made.
    */
-  serialize<T>(key: string, work: () => Promise<T>): Promise<T>;
+  serialize<T>(key: string, work: () => Promise<T>, options?: SerializeOptions): Promise<T>;
   /**
    * Keeps trying to become the one server leading `name`; while it is, `lead` runs. Its
    * signal aborts when the lease is lost (the database connection holding it dropped) or

@@ -280,3 +280,34 @@ test('alone: a replica alone serializes in process only; one coming waits for it
     await b.close();
   }
 });
+
+// A deployment's lock is held while its tenant's quota lock is taken inside it (a PATCH that
+// scales, a removal). Each held key is a connection of the lock pool: with as many outer keys held
+// as the pool has connections, the inner key found none, and every holder waited for ever.
+test('serialize: holders of outer keys waiting for an innermost key never take every connection it needs', async () => {
+  const url = await freshDatabaseUrl();
+  const replicas = [new PgCoordination({ url, lockPoolSize: 2 }), new PgCoordination({ url, lockPoolSize: 2 })];
+  try {
+    await until('the replicas share the database', () => !replicas[0].alone() && !replicas[1].alone());
+    let done = 0;
+    const nested = Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        replicas[n % 2].serialize(`deployment-${n}`, () =>
+          replicas[n % 2].serialize(
+            'quota:tenant',
+            async () => {
+              await sleep(5);
+              done += 1;
+            },
+            { innermost: true },
+          ),
+        ),
+      ),
+    );
+    const stuck = sleep(10_000).then(() => 'stuck');
+    assert.equal(await Promise.race([nested.then(() => 'done'), stuck]), 'done');
+    assert.equal(done, 6);
+  } finally {
+    await Promise.all(replicas.map((r) => r.close()));
+  }
+});
