@@ -27,10 +27,10 @@ function leads(server: ChildServer, singleton: string): boolean {
   return alive(server) && said.at(-1)?.msg === 'started leading';
 }
 
-/** The one live replica leading `singleton`; fails when two lead at once. */
-async function leaderOf(servers: ChildServer[], singleton: string): Promise<ChildServer> {
+/** The one live replica among `servers()` (read again at each look) leading `singleton`; fails when two lead at once. */
+async function leaderOf(servers: () => ChildServer[], singleton: string): Promise<ChildServer> {
   return until(`a replica leading ${singleton}`, () => {
-    const leading = servers.filter((s) => leads(s, singleton));
+    const leading = servers().filter((s) => leads(s, singleton));
     assert.ok(leading.length <= 1, `${leading.length} replicas lead ${singleton} at once`);
     return leading[0];
   });
@@ -70,6 +70,13 @@ describe('three replicas on one database', () => {
   /** Set while a replica killed is being replaced. */
   let replacing: Promise<void> = Promise.resolve();
 
+  /**
+   * Every replica alive, the one started in place of a killed one included once it is up: it
+   * competes for the leases from its start, and may take one before either survivor's next
+   * attempt (they try once a second; a compiled replica starts in less).
+   */
+  const live = () => children.filter(alive);
+
   /** Kills a replica with kill -9 and starts another in its place; resolves to the two survivors. */
   async function killAndReplace(victim: ChildServer): Promise<ChildServer[]> {
     await victim.kill('SIGKILL');
@@ -85,10 +92,10 @@ describe('three replicas on one database', () => {
     await pipelineFlow(api);
     await failingBuildFlow(api);
     await failingImageFlow(api);
-    const leader = await leaderOf(replicas, 'deployer');
+    const leader = await leaderOf(() => replicas, 'deployer');
     // the other duties have one leader each too
-    await leaderOf(replicas, 'cron-scheduler');
-    await leaderOf(replicas, 'retention');
+    await leaderOf(() => replicas, 'cron-scheduler');
+    await leaderOf(() => replicas, 'retention');
     const steps = replicas.map((r) => logLines(r).filter((l) => l.msg === 'revision status' || l.msg === 'revision failed').length);
     assert.ok(steps[replicas.indexOf(leader)] > 0);
     assert.deepEqual(
@@ -99,7 +106,7 @@ describe('three replicas on one database', () => {
   });
 
   it("completes a deployment's lifecycle after the replica driving it is killed mid-way, exactly once", async () => {
-    const leader = await leaderOf(replicas, 'deployer');
+    const leader = await leaderOf(() => replicas, 'deployer');
     const follower = replicas.find((r) => r !== leader)!;
     // created on a replica that does not lead: the leader hears of it
     let api = keyedApi(KEY, () => follower.url);
@@ -117,7 +124,7 @@ describe('three replicas on one database', () => {
     const midway = ['AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY'];
     await until('the revision in the middle of its lifecycle', async () => midway.includes(await look()), 20_000);
     const survivors = await killAndReplace(leader);
-    const next = await leaderOf(survivors, 'deployer');
+    const next = await leaderOf(live, 'deployer');
     let turn = 0;
     api = keyedApi(KEY, () => survivors[turn++ % survivors.length].url);
     // well within the leader's slow safety look at the store (30 s): the new leader took it up at once
@@ -151,7 +158,7 @@ describe('three replicas on one database', () => {
   it('fires a cron once per tick across the replicas, and after the leading replica is killed', async () => {
     await replacing;
     assert.equal(replicas.length, 3);
-    const leader = await leaderOf(replicas, 'cron-scheduler');
+    const leader = await leaderOf(() => replicas, 'cron-scheduler');
     const [follower, other] = replicas.filter((r) => r !== leader);
     const client = new Client({ apiUrl: follower.url, apiKey: KEY, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
@@ -166,8 +173,8 @@ describe('three replicas on one database', () => {
     await until('the leader to have logged them', () => fired(leader).length >= 3, 10_000);
     assert.deepEqual([fired(follower).length, fired(other).length], [0, 0], 'only the leader fires');
 
-    const survivors = await killAndReplace(leader);
-    const next = await leaderOf(survivors, 'cron-scheduler');
+    await killAndReplace(leader);
+    const next = await leaderOf(live, 'cron-scheduler');
     const before = await runs(client);
     await until('three firings after the leader was killed', async () => (await runs(client)) >= before + 3);
     // a firing's log line reaches us through the replica's stdout pipe, after its run exists
@@ -189,7 +196,7 @@ describe('three replicas on one database', () => {
     assert.deepEqual(
       replicas.filter((r) => leads(r, 'cron-scheduler')),
       [next],
-      'the replica started since leads nothing',
+      'the replica that took over leads alone',
     );
   });
 });
