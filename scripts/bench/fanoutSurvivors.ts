@@ -7,7 +7,9 @@
 // in the gap copied. A snapshot stops the server for a second or more and starts with a full
 // collection, so the gap begins with an empty young generation; its figures are a count, the
 // load on the machine does not change them. `--tree=<dir>`: another built tree's server.
-// FANOUT_SURVIVORS_KEEP=<dir> keeps the two snapshots there.
+// FANOUT_SURVIVORS_KEEP=<dir> keeps the two snapshots there. FANOUT_SURVIVORS_AFTER_MS (default 3,000):
+// how long into the window the first snapshot is taken; the window ends after its 400 `/ok`
+// samples, which a fast server (at a low load) takes in under 3 s, and the pair then falls past it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
@@ -28,6 +30,7 @@ fs.mkdirSync(snapshots);
 process.env.BENCH_SNAPSHOT_DIR = snapshots;
 process.env.BENCH_SNAPSHOT_GAP_MS = String(gapMs);
 const pairFile = path.join(snapshots, 'pair.json');
+const afterMs = Number(process.env.FANOUT_SURVIVORS_AFTER_MS ?? 3_000);
 
 const ap = await startFanoutServer(work, tree, ['--import', path.join(ROOT, 'scripts/bench/snapshotPair.mjs')]);
 const window = loaded ? 'loaded' : 'runs alone';
@@ -45,8 +48,8 @@ try {
     (line) => console.log(line),
     (name, edge) => {
       if (name !== window || edge !== 'from') return;
-      // a few seconds in: the runs (and the subscribers' passes) at their pace
-      asked = delay(3_000).then(() => {
+      // a few seconds in (afterMs): the runs (and the subscribers' passes) at their pace
+      asked = delay(afterMs).then(() => {
         console.log(`  snapshots asked ${window === 'loaded' ? 'under the subscribers' : 'with the runs alone'}`);
         process.kill(ap.pid, 'SIGUSR2');
       });

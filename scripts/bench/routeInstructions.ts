@@ -37,24 +37,57 @@ const WAKE_REQUESTS = 6000;
 const callgrind = (ap: Agentplane, ...args: string[]) =>
   execFileSync('callgrind_control', [...args, String(ap.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** The instructions counted since the last zeroing: a dump, read back from its file's totals. */
-function instructionsSinceZero(ap: Agentplane, outFile: string, keepAs?: string): number {
+/**
+ * What a dump counted: instructions (`Ir`) of every thread and of the main thread alone, and with
+ * BENCH_ROUTE_INSTRUCTIONS_CACHE=1 (callgrind's cache simulation) the main thread's misses of
+ * the first-level caches (instruction and data) and of the last level.
+ */
+export interface Counted {
+  all: number;
+  main: number;
+  mainL1Misses: number;
+  mainLLMisses: number;
+}
+
+/**
+ * The totals of one dump's files, `<file>.<dump>-<thread>` with --separate-threads=yes, the main
+ * thread's `-01`: the one thread a request's answer waits for. The collector's helper threads run
+ * beside it on another core, so a tree that moves work onto them counts more in all and yet
+ * answers as fast; the main thread's count is the one throughput follows (session 36: `d5486dc`
+ * counted 196k a POST /threads on its main thread against this tree's 164k, 210k against 164k
+ * in all, ~15 µs a request on its helpers by /proc, and answered a little faster all the same).
+ */
+export function dumpTotals(files: { name: string; text: string }[]): Counted {
+  const counted = { all: 0, main: 0, mainL1Misses: 0, mainLLMisses: 0 };
+  for (const { name, text } of files) {
+    const events = /^events:\s*(.+)$/m.exec(text)?.[1].trim().split(/\s+/) ?? ['Ir'];
+    const totals = /^(?:totals|summary):\s*([\d ]+)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number);
+    if (!totals) continue;
+    const of = (event: string) => totals[events.indexOf(event)] ?? 0;
+    counted.all += of('Ir');
+    if (!name.endsWith('-01')) continue;
+    counted.main += of('Ir');
+    counted.mainL1Misses += of('I1mr') + of('D1mr') + of('D1mw');
+    counted.mainLLMisses += of('ILmr') + of('DLmr') + of('DLmw');
+  }
+  return counted;
+}
+
+/** What was counted since the last zeroing: a dump, read back from its files (every file but the last dump's is older). */
+function countedSinceZero(ap: Agentplane, outFile: string, keepAs?: string): Counted {
   callgrind(ap, '--dump');
-  // callgrind names each dump <file>.<n> (and the threads' parts -<thread>); every file but the last dump's is older
   const dir = path.dirname(outFile);
   const dumps = fs
     .readdirSync(dir)
     .filter((f) => f.startsWith(path.basename(outFile) + '.'))
     .map((f) => path.join(dir, f));
-  let total = 0;
+  const counted = dumpTotals(dumps.map((file) => ({ name: file, text: fs.readFileSync(file, 'utf8') })));
   for (const file of dumps) {
-    const totals = /^(?:totals|summary):\s*(\d+)/m.exec(fs.readFileSync(file, 'utf8'));
-    if (totals) total += Number(totals[1]);
     // BENCH_ROUTE_INSTRUCTIONS_KEEP: the dumps kept for callgrind_annotate, named by pass, tree and route
     if (keepAs) fs.renameSync(file, `${keepAs}${path.basename(file).slice(path.basename(outFile).length)}`);
     else fs.rmSync(file);
   }
-  return total;
+  return counted;
 }
 
 export async function countInstructions(
@@ -62,8 +95,8 @@ export async function countInstructions(
   work: string,
   options: { requests: number; warm: number; passes: number; routes: RouteName[]; env: Partial<Record<Tree, Record<string, string>>> },
   log: (s: string) => void,
-): Promise<Map<RouteName, Record<Tree, number[]>>> {
-  const figures = new Map<RouteName, Record<Tree, number[]>>(options.routes.map((r) => [r, { current: [], baseline: [] }]));
+): Promise<Map<RouteName, Record<Tree, Counted[]>>> {
+  const figures = new Map<RouteName, Record<Tree, Counted[]>>(options.routes.map((r) => [r, { current: [], baseline: [] }]));
   const keep = process.env.BENCH_ROUTE_INSTRUCTIONS_KEEP;
   const servers: { tree: Tree; ap: Agentplane; outFile: string; routes: Awaited<ReturnType<typeof seed>> }[] = [];
   try {
@@ -81,7 +114,16 @@ export async function countInstructions(
         nodeArgs: ['--no-memory-reducer', ...(keep ? ['--perf-basic-prof'] : [])],
         wrapper: {
           command: 'valgrind',
-          args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--dump-line=no', '--compress-strings=no'],
+          args: [
+            '--tool=callgrind',
+            '--instr-atstart=no',
+            `--callgrind-out-file=${outFile}`,
+            '--dump-line=no',
+            '--compress-strings=no',
+            '--separate-threads=yes',
+            // BENCH_ROUTE_INSTRUCTIONS_CACHE=1: the caches simulated too (~2× slower), for misses a request
+            ...(process.env.BENCH_ROUTE_INSTRUCTIONS_CACHE === '1' ? ['--cache-sim=yes'] : []),
+          ],
           startTimeoutMs: 600_000,
         },
       });
@@ -106,10 +148,22 @@ export async function countInstructions(
           callgrind(s.ap, '--zero');
           await loadRoute(s.ap, s.routes[name], options.requests);
           const keepAs = keep && path.join(keep, `${pass}-${s.tree}-${name.replace(/[^A-Za-z]+/g, '_')}.callgrind`);
-          const counted = instructionsSinceZero(s.ap, s.outFile, keepAs || undefined);
+          const counted = countedSinceZero(s.ap, s.outFile, keepAs || undefined);
           callgrind(s.ap, '--instr=off');
-          figures.get(name)![s.tree].push(counted / options.requests);
-          log(`  pass ${pass} ${s.tree.padEnd(8)} ${name.padEnd(26)} ${Math.round(counted / options.requests)} instructions a request`);
+          const per = (n: number) => n / options.requests;
+          const perRequest = {
+            all: per(counted.all),
+            main: per(counted.main),
+            mainL1Misses: per(counted.mainL1Misses),
+            mainLLMisses: per(counted.mainLLMisses),
+          };
+          figures.get(name)![s.tree].push(perRequest);
+          log(
+            `  pass ${pass} ${s.tree.padEnd(8)} ${name.padEnd(26)} ${Math.round(counted.all / options.requests)} instructions a request, ${Math.round(counted.main / options.requests)} on the main thread` +
+              (counted.mainL1Misses
+                ? `, its misses ${Math.round(counted.mainL1Misses / options.requests)} L1, ${Math.round(counted.mainLLMisses / options.requests)} LL`
+                : ''),
+          );
         }
       }
     }
@@ -139,13 +193,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       log,
     );
     for (const [name, f] of figures) {
-      // the least of the passes: a pass can only gain instructions (a timer of the server's, a late compile, a full collection), never lose them
-      const [current, baseline] = [Math.min(...f.current), Math.min(...f.baseline)];
-      const ratios = f.current.map((c, i) => f.baseline[i] / c);
-      log(
-        `${name.padEnd(26)} current ${Math.round(current)}, baseline ${Math.round(baseline)} instructions a request (the least of ${f.current.length} passes): ` +
-          `baseline ÷ current ${(baseline / current).toFixed(3)}× (passes' ratios: median ${median(ratios).toFixed(3)}, ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`,
-      );
+      for (const which of ['all', 'main', 'mainL1Misses', 'mainLLMisses'] as const) {
+        if (f.current.every((c) => c[which] === 0)) continue;
+        // the least of the passes: a pass can only gain instructions (a timer of the server's, a late compile, a full collection), never lose them
+        const [current, baseline] = [Math.min(...f.current.map((c) => c[which])), Math.min(...f.baseline.map((c) => c[which]))];
+        const ratios = f.current.map((c, i) => f.baseline[i][which] / c[which]);
+        log(
+          `${name.padEnd(26)} ${{ all: 'all threads', main: 'main thread', mainL1Misses: 'main thread L1 misses', mainLLMisses: 'main thread LL misses' }[which]}: current ${Math.round(current)}, baseline ${Math.round(baseline)} a request (the least of ${f.current.length} passes): ` +
+            `baseline ÷ current ${(baseline / current).toFixed(3)}× (passes' ratios: median ${median(ratios).toFixed(3)}, ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`,
+        );
+      }
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -141,6 +141,10 @@ export class CollectionState {
     return this;
   }
 
+  heldHolderOfId(): CollectionState {
+    return this;
+  }
+
   holderOf(): CollectionState {
     return this;
   }

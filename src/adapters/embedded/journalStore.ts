@@ -37,6 +37,7 @@ import { describingGroupedIndex, IN_SHARD, type Side } from './groupedIndex.ts';
 import { JournalCollection } from './journalCollection.ts';
 import { journalLines, lineIndexOf, readLineIndex, topLevelField, writeLineIndex } from './journalLines.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
+import { CHECKPOINTS, dropSuperseded, type CachedRecords } from './supersededCheckpoints.ts';
 import { seqOrder } from './seqOrder.ts';
 import type { Held } from './orderedIds.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
@@ -875,9 +876,29 @@ export class JournalStore implements Store {
       }
       this.dirty.add(this.madeShardKey(op.collection, this.shardOfRecord(op.collection, op.id)));
     });
+    // a checkpoint's put leaves the one before it (and what only that one read) to be read from disk (supersededCheckpoints.ts)
+    ops.forEach((op, i) => {
+      if (paged[i] && op.collection === CHECKPOINTS && !('delete' in op)) dropSuperseded(op.value, this.cachedRecords);
+    });
     if (this.segmentBytes >= this.compactBytes && (this.segmentBytes >= this.snapshotBytes * this.compactRatio || this.segmentBytes >= this.maxJournalBytes))
       this.snapshotSoon();
   }
+
+  /** The value cache's records as supersededCheckpoints.ts drops them: those in memory now, none read for it. */
+  private readonly cachedRecords: CachedRecords = {
+    uncache: (collection, id) => {
+      const entry = this.states.get(collection)?.heldHolderOfId(id)?.entry(id);
+      if (!entry) return undefined;
+      const key = cacheKeyOf(entry);
+      const value = entry.value ?? this.cache.peek(key);
+      this.cache.drop(key);
+      return value;
+    },
+    heldIdsWhere: (collection, id, field, value) => {
+      const ids = this.states.get(collection)?.heldHolderOfId(id)?.idsWhere(field, value);
+      return ids ? [...ids.forward()] : [];
+    },
+  };
 
   private sizeOfShard(key: string, bytes: number): void {
     this.snapshotBytes += bytes - (this.shardBytes.get(key) ?? 0);

@@ -245,6 +245,11 @@ export class ValueCache<K> {
     return hit.value;
   }
 
+  /** The value held under `key`, without making it the most recently used (a value about to be dropped). */
+  peek(key: K): object | undefined {
+    return this.held.get(key)?.value;
+  }
+
   /**
    * The value held under `key` whose text on disk is its own JSON (put with `ownText`), without
    * making it the most recently used: a snapshot writes it again from here rather than reading it.

@@ -39,6 +39,8 @@ export interface RecordSet {
   addIndex(field: string, only?: readonly string[]): void;
   /** The state holding the record `id`, if there is one. */
   holderOfId(id: string): CollectionState;
+  /** The state holding the record `id` when it is in memory now, not read for this (a group not held has no value cached). */
+  heldHolderOfId(id: string): CollectionState | undefined;
   /** The state holding every record matching `where`; undefined when they may be in any. */
   holderOf(where: Readonly<Record<string, string>> | undefined): CollectionState | undefined;
   /** Every state, one after the other (a scan of every record). */
@@ -113,6 +115,10 @@ export class RecordGroups implements RecordSet {
   holderOfId(id: string): CollectionState {
     const group = this.byKey.get(groupOf(id));
     return group ? this.hold(group) : this.none;
+  }
+
+  heldHolderOfId(id: string): CollectionState | undefined {
+    return this.byKey.get(groupOf(id))?.state ?? undefined;
   }
 
   holderOf(where: Readonly<Record<string, string>> | undefined): CollectionState | undefined {

@@ -9,6 +9,7 @@ import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { PROTOCOL_LOG_EVENT } from '../../domain/agent/protocol/events.ts';
 import { JsonText } from '../../shared/jsonText.ts';
+import { asKeptResult, resultValue } from './keptResult.ts';
 
 /** Finished logs kept by default: how many, and how many bytes of event text in all. */
 export const KEEP_FINISHED_LOGS = 200;
@@ -20,8 +21,11 @@ export const KEEP_FINISHED_BYTES = 16 * 1024 * 1024;
 class EventLog {
   events: RunEvent[] = [];
   ended = false;
-  /** The join/wait answer, kept while the log is. */
+  /** The join/wait answer, kept while the log is (as bytes once read: keptResult.ts). */
   result?: unknown;
+  /** Readers waiting for its end (InMemoryRunEventLog.ended), and whether there were any when it ended. */
+  endWaiters = 0;
+  awaited = false;
   private waiters: (() => void)[] = [];
 
   push(event: string, data: unknown): void {
@@ -33,7 +37,14 @@ class EventLog {
   end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.awaited = this.endWaiters > 0;
     this.wake();
+  }
+
+  /** Keeps the join answer as the bytes of its JSON, unless the log holds it anyway: the parse of its last `values` event's text. */
+  keepResult(): void {
+    const last = this.events.findLast((e) => e.event === 'values')?.data;
+    this.result = asKeptResult(this.result, (value) => last instanceof JsonText && last.isParsed && last.value === value);
   }
 
   /**
@@ -85,6 +96,10 @@ export class InMemoryRunEventLog implements RunEventLog {
   private finishedBytes = 0;
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
+
+  /** Finished logs whose join answer is kept as bytes at the next turn of the loop (keepResultSoon). */
+  private toKeep: EventLog[] = [];
+  private keeping: NodeJS.Immediate | null = null;
 
   /** A heap budget the finished logs are counted in (countIn). */
   private budget?: { readonly budget: number; grown(): void };
@@ -175,6 +190,7 @@ export class InMemoryRunEventLog implements RunEventLog {
     log.push('end', null);
     log.end();
     log.compact();
+    this.keepResultSoon(log);
     const bytes = log.bytes();
     this.finished.push({ runId, bytes, at: performance.now() });
     this.finishedBytes += bytes;
@@ -205,21 +221,49 @@ export class InMemoryRunEventLog implements RunEventLog {
 
   setResult(runId: string, result: unknown): void {
     const log = this.logs.get(runId);
-    if (log) log.result = result;
+    if (!log) return;
+    log.result = result;
+    this.keepResultSoon(log);
   }
 
   async result(runId: string): Promise<unknown> {
-    return this.logs.get(runId)?.result;
+    const log = this.logs.get(runId);
+    if (!log) return undefined;
+    const kept = log.result;
+    // read by a reader that waited for the end (a join): the others of this turn read it as objects too
+    if (log.awaited) {
+      log.awaited = false;
+      this.keepResultSoon(log);
+    }
+    return resultValue(kept);
+  }
+
+  /**
+   * A finished log's answer as bytes (keptResult.ts) at the next turn of the loop; when readers
+   * were waiting for its end (a join, a `runs.wait`), once one of them has read it: they read it
+   * at once, as objects, not parsed again.
+   */
+  private keepResultSoon(log: EventLog): void {
+    if (!log.ended || log.result === undefined || log.awaited) return;
+    this.toKeep.push(log);
+    this.keeping ??= setImmediate(() => {
+      const logs = this.toKeep;
+      this.toKeep = [];
+      this.keeping = null;
+      for (const each of logs) each.keepResult();
+    });
   }
 
   /** Resolves when the run's log has ended (or at once when there is no open log). */
   async ended(runId: string, signal?: AbortSignal): Promise<void> {
     const log = this.logs.get(runId);
-    if (!log) return;
+    if (!log || log.ended) return;
     const stop = untilAborted(signal);
+    log.endWaiters += 1;
     try {
       while (!log.ended && !signal?.aborted) await log.nextOr(stop);
     } finally {
+      log.endWaiters -= 1;
       stop.release();
     }
   }

@@ -184,6 +184,48 @@ describe('the logger', () => {
       }
     });
 
+    it('escapes a method or an operation that needs it right after a plain one of the same length was written, and writes the plain one plainly again after it', () => {
+      // the line remembers the last plain method and operation: a text equal to it is not tested again, any other is
+      const { log, raw } = kept('info');
+      const cases: AccessLine[] = [];
+      for (const [plain, escaped] of [
+        ['POST', 'PO"T'],
+        ['threads_create', 'threads\\create'],
+      ] as const) {
+        const field = plain === 'POST' ? 'method' : 'operation';
+        cases.push({ ...answered, [field]: plain }, { ...answered, [field]: escaped }, { ...answered, [field]: plain }, { ...answered, [field]: escaped });
+      }
+      for (const line of cases) {
+        log.access(line);
+        log.info('request', { ...line });
+      }
+      const lines = sameTime(raw);
+      for (let i = 0; i < cases.length; i += 1) {
+        assert.equal(lines[2 * i], lines[2 * i + 1], JSON.stringify(cases[i]));
+        assert.deepEqual(JSON.parse(lines[2 * i]!).method, cases[i]!.method);
+      }
+    });
+
+    it('of a child carries the child’s fields and its parent’s, each logger its own, as pino’s line does', () => {
+      const { log, raw } = kept('info', { role: 'server' });
+      const child = log.child({ replica: 'r-2' });
+      const grandchild = child.child({ area: 'threads' });
+      for (const logger of [grandchild, log, child]) {
+        logger.access(answered);
+        logger.info('request', { ...answered });
+      }
+      const lines = sameTime(raw);
+      for (let i = 0; i < 3; i += 1) assert.equal(lines[2 * i], lines[2 * i + 1]);
+      assert.deepEqual(
+        lines.filter((_, i) => i % 2 === 0).map((line) => [JSON.parse(line).replica, JSON.parse(line).area]),
+        [
+          ['r-2', 'threads'],
+          [undefined, undefined],
+          ['r-2', undefined],
+        ],
+      );
+    });
+
     it('writes its ms as pino writes the number: tenths, whole milliseconds, and any other number', () => {
       const { log, raw } = kept('info');
       const values = [0, 0.1, 0.3, 1, 2.5, 10, 99.9, 100, 1234.5, 65000.1, 1e9 + 0.7, 0.05, 1.23, -0.4, 1e21, 2 ** 53];
