@@ -9,8 +9,8 @@
 import { jsonTextOf } from '../../domain/freeze.ts';
 import { JsonText } from '../../shared/jsonText.ts';
 
-/** A join answer as the bytes of its JSON. */
-export class ResultBytes {
+/** A join answer as the bytes of its JSON (not exported: only this module tells it apart, layers.test.ts). */
+class ResultBytes {
   constructor(readonly bytes: Buffer) {}
 
   /** The answer, parsed anew (a fresh object each read). */
