@@ -9,7 +9,7 @@ import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { PROTOCOL_LOG_EVENT } from '../../domain/agent/protocol/events.ts';
 import { JsonText } from '../../shared/jsonText.ts';
-import { asKeptResult, resultValue } from './keptResult.ts';
+import { resultBytesOf, resultOfBytes } from './keptResult.ts';
 
 /** Finished logs kept by default: how many, and how many bytes of event text in all. */
 export const KEEP_FINISHED_LOGS = 200;
@@ -21,8 +21,9 @@ export const KEEP_FINISHED_BYTES = 16 * 1024 * 1024;
 class EventLog {
   events: RunEvent[] = [];
   ended = false;
-  /** The join/wait answer, kept while the log is (as bytes once read: keptResult.ts). */
+  /** The join/wait answer, kept while the log is: as set, or (once its readers had it) as the bytes of its JSON (keptResult.ts). */
   result?: unknown;
+  resultBytes?: Buffer;
   /** Readers waiting for its end (InMemoryRunEventLog.ended), and whether there were any when it ended. */
   endWaiters = 0;
   awaited = false;
@@ -44,7 +45,10 @@ class EventLog {
   /** Keeps the join answer as the bytes of its JSON, unless the log holds it anyway: the parse of its last `values` event's text. */
   keepResult(): void {
     const last = this.events.findLast((e) => e.event === 'values')?.data;
-    this.result = asKeptResult(this.result, (value) => last instanceof JsonText && last.isParsed && last.value === value);
+    const bytes = resultBytesOf(this.result, (value) => last instanceof JsonText && last.isParsed && last.value === value);
+    if (!bytes) return;
+    this.resultBytes = bytes;
+    this.result = undefined;
   }
 
   /**
@@ -223,19 +227,20 @@ export class InMemoryRunEventLog implements RunEventLog {
     const log = this.logs.get(runId);
     if (!log) return;
     log.result = result;
+    log.resultBytes = undefined;
     this.keepResultSoon(log);
   }
 
   async result(runId: string): Promise<unknown> {
     const log = this.logs.get(runId);
     if (!log) return undefined;
-    const kept = log.result;
+    if (log.resultBytes) return resultOfBytes(log.resultBytes);
     // read by a reader that waited for the end (a join): the others of this turn read it as objects too
     if (log.awaited) {
       log.awaited = false;
       this.keepResultSoon(log);
     }
-    return resultValue(kept);
+    return log.result;
   }
 
   /**

@@ -9,33 +9,23 @@
 import { jsonTextOf } from '../../domain/freeze.ts';
 import { JsonText } from '../../shared/jsonText.ts';
 
-/** A join answer as the bytes of its JSON (not exported: only this module tells it apart, layers.test.ts). */
-class ResultBytes {
-  constructor(readonly bytes: Buffer) {}
-
-  /** The answer, parsed anew (a fresh object each read). */
-  value(): unknown {
-    return JSON.parse(this.bytes.toString('utf8'));
-  }
-}
-
 /**
- * The answer as bytes, or as it is: a primitive, an answer whose JSON cannot be written, or one
- * `held` says the log holds anyway (a kept event's parsed data) stays as it is. A value made
- * from its JSON text (domain/freeze.ts frozenFromJson) is written from that text.
+ * The bytes of the answer's JSON, or undefined where it stays as it is: a primitive, an answer
+ * whose JSON cannot be written, or one `held` says the log holds anyway (a kept event's parsed
+ * data). A value made from its JSON text (domain/freeze.ts frozenFromJson) is written from that text.
  */
-export function asKeptResult(result: unknown, held: (value: object) => boolean): unknown {
-  if (result === null || typeof result !== 'object' || result instanceof ResultBytes || held(result)) return result;
+export function resultBytesOf(result: unknown, held: (value: object) => boolean): Buffer | undefined {
+  if (result === null || typeof result !== 'object' || held(result)) return undefined;
   let text: string | undefined;
   try {
     text = result instanceof JsonText ? result.text : (jsonTextOf(result) ?? JSON.stringify(result));
   } catch {
-    return result;
+    return undefined;
   }
-  return text === undefined ? result : new ResultBytes(Buffer.from(text, 'utf8'));
+  return text === undefined ? undefined : Buffer.from(text, 'utf8');
 }
 
-/** The answer a log keeps, as its readers are given it. */
-export function resultValue(kept: unknown): unknown {
-  return kept instanceof ResultBytes ? kept.value() : kept;
+/** The answer kept as bytes, parsed anew (a fresh object each read). */
+export function resultOfBytes(bytes: Buffer): unknown {
+  return JSON.parse(bytes.toString('utf8'));
 }
