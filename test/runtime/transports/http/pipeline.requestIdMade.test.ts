@@ -4,35 +4,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments } from '../../../../src/runtime/api.ts';
-import { KeyRing } from '../../../../src/runtime/security/auth.ts';
 import { handlerRegistry } from '../../../../src/runtime/handler.ts';
 import { createLogger } from '../../../../src/runtime/logging/logger.ts';
-import { createPipeline, type AnsweredRequest } from '../../../../src/runtime/transports/http/pipeline.ts';
-import { ResponseValidators } from '../../../../src/runtime/transports/http/responseValidators.ts';
-import { inProcessHandler } from '../../../../src/runtime/transports/inProcess.ts';
+import type { AnsweredRequest } from '../../../../src/runtime/transports/http/pipeline.ts';
+import { agentServerPipeline } from '../../../support/agentServerPipeline.ts';
 
 test('a request id the pipeline made is marked made; a client’s is not, and its line escapes it', async () => {
   const answered: AnsweredRequest[] = [];
   const raw: string[] = [];
   const log = createLogger('info', {}, (line) => void raw.push(line));
   const key = `key-${randomUUID()}`;
-  const { handle } = createPipeline({
-    documents: apiDocuments.filter((doc) => doc.key === 'agent-server'),
+  const fetchIn = agentServerPipeline(key, {
     handlers: handlerRegistry({ getThread: async () => ({ status: 404, body: { detail: 'Thread not found' } }) }),
-    keyRing: new KeyRing([{ key, tenants: ['tenant-a'] }]),
-    log: createLogger('silent'),
-    maxBodyBytes: 1 << 20,
-    publicUrl: null,
-    requireAuthEverywhere: true,
-    responseValidators: new ResponseValidators(),
-    strictReplies: false,
     observe: (request) => {
       answered.push(request);
       log.access(request);
     },
   });
-  const fetchIn = inProcessHandler((req, res) => void handle(req, res));
   const get = async (headers: Record<string, string>) => {
     const res = await fetchIn(new Request(`http://in.process/threads/${randomUUID()}`, { headers: { 'x-api-key': key, ...headers } }));
     await res.text();
