@@ -53,9 +53,10 @@ export interface Counted {
  * The totals of one dump's files, `<file>.<dump>-<thread>` with --separate-threads=yes, the main
  * thread's `-01`: the one thread a request's answer waits for. The collector's helper threads run
  * beside it on another core, so a tree that moves work onto them counts more in all and yet
- * answers as fast; the main thread's count is the one throughput follows (session 36: `d5486dc`
- * counted 196k a POST /threads on its main thread against this tree's 164k, 210k against 164k
- * in all, ~15 µs a request on its helpers by /proc, and answered a little faster all the same).
+ * answers as fast; the main thread's count is the one throughput follows (session 36: a POST
+ * /threads counted 210k in all on `d5486dc` against this tree's 164k, but 164.6–208k on its main
+ * thread against 163–166k, ~10 µs a request on its helpers by /proc, and it answered a little
+ * faster all the same).
  */
 export function dumpTotals(files: { name: string; text: string }[]): Counted {
   const counted = { all: 0, main: 0, mainL1Misses: 0, mainLLMisses: 0 };

@@ -4,7 +4,7 @@
 // headers masked.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, LOG_MASK, type AccessLine, type LogLevel } from '../../../src/runtime/logging/logger.ts';
+import { createLogger, epochMillisText, LOG_MASK, type AccessLine, type LogLevel } from '../../../src/runtime/logging/logger.ts';
 import { SECRET_MASK } from '../../../src/domain/control-plane/secretMask.ts';
 import { AnsweredRequest } from '../../../src/runtime/transports/http/pipeline.ts';
 
@@ -249,6 +249,13 @@ describe('the logger', () => {
       const [first, second] = lines();
       assert.ok(first!.time >= before && first!.time <= after, `${first!.time} within ${before}..${after}`);
       assert.ok(second!.time >= later, `${second!.time} not before ${later}`);
+    });
+
+    it('writes its time as String writes the epoch milliseconds, whichever second and millisecond, in any order', () => {
+      const now = Date.now();
+      const times = [now, now + 1, now - 1, 0, 7, 999, 1000, 1001, 1_000_000, -5, 1.5, 2 ** 53, 9_999_999_999_999, 10_000_000_000_000];
+      for (let ms = 0; ms < 2_500; ms += 1) times.push(Math.floor(now / 1000) * 1000 + ms);
+      for (const time of [...times, ...times.reverse()]) assert.equal(epochMillisText(time), String(time));
     });
 
     it('writes a number JSON cannot hold as null, as pino does', () => {

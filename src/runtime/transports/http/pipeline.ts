@@ -65,6 +65,8 @@ export class AnsweredRequest implements AccessLine {
     readonly seconds: number,
     /** The client's X-Request-Id, or one made for the request; sent back as X-Request-Id. */
     readonly requestId: string,
+    /** Whether the request id was made here (requestIds.ts), not the client's. */
+    readonly requestIdMade = false,
   ) {}
 
   /** The access line's milliseconds, to a tenth. */
@@ -483,10 +485,12 @@ export function createPipeline(options: PipelineOptions) {
     const observe = options.observe;
     const started = observe ? performance.now() : 0;
     let requestId = '';
+    let requestIdMade = false;
     if (observe) {
       const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
       const own = typeof given === 'string' && given.length > 0 && given.length <= 200;
       requestId = own ? given : newRequestId();
+      requestIdMade = !own;
       // sent with the head (requestIdResponse.ts; one made here has nothing in it to check); a
       // response of another kind (in process) has it set now
       if (res instanceof RequestIdResponse) res.sendRequestId(requestId, !own);
@@ -504,7 +508,9 @@ export function createPipeline(options: PipelineOptions) {
       if (closed) return;
       closed = true;
       if (ctx && !res.writableFinished) ctx.clientGone();
-      observe?.(new AnsweredRequest(operationId ?? 'unmatched', method, pathname, res.statusCode, (performance.now() - started) / 1000, requestId));
+      observe?.(
+        new AnsweredRequest(operationId ?? 'unmatched', method, pathname, res.statusCode, (performance.now() - started) / 1000, requestId, requestIdMade),
+      );
       leaveTurn?.();
     });
     try {

@@ -8,15 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments } from '../../../../src/runtime/api.ts';
-import { KeyRing } from '../../../../src/runtime/security/auth.ts';
 import { handlerRegistry } from '../../../../src/runtime/handler.ts';
-import { createLogger } from '../../../../src/runtime/logging/logger.ts';
-import { createPipeline } from '../../../../src/runtime/transports/http/pipeline.ts';
-import { ResponseValidators } from '../../../../src/runtime/transports/http/responseValidators.ts';
 import { TenantTurns } from '../../../../src/runtime/transports/http/tenantTurns.ts';
-import { inProcessHandler } from '../../../../src/runtime/transports/inProcess.ts';
 import { until } from '../../../support/until.ts';
+import { agentServerPipeline } from '../../../support/agentServerPipeline.ts';
 
 test("a request whose client goes while it waits its tenant's turn leaves the tenant's count as it found it", async () => {
   /** The turns asked for, each given when the test calls it. */
@@ -27,8 +22,7 @@ test("a request whose client goes while it waits its tenant's turn leaves the te
   let gate = new Promise<void>((resolve) => (openGate = resolve));
   const closed: number[] = [];
   const key = `key-${randomUUID()}`;
-  const { handle } = createPipeline({
-    documents: apiDocuments.filter((doc) => doc.key === 'agent-server'),
+  const fetchIn = agentServerPipeline(key, {
     // each request is held until the test opens the gate, as a request waiting for a run is
     handlers: handlerRegistry({
       getThread: async () => {
@@ -37,18 +31,9 @@ test("a request whose client goes while it waits its tenant's turn leaves the te
         return { status: 404, body: { detail: 'Thread not found' } };
       },
     }),
-    keyRing: new KeyRing([{ key, tenants: ['tenant-a'] }]),
-    log: createLogger('silent'),
-    maxBodyBytes: 1 << 20,
-    publicUrl: null,
-    requireAuthEverywhere: true,
-    // not loaded: the replies wait for a check, as a server's first replies do (responseValidators.ts)
-    responseValidators: new ResponseValidators(),
-    strictReplies: false,
     observe: (answered) => closed.push(answered.status),
     tenantTurns: turns,
   });
-  const fetchIn = inProcessHandler((req, res) => void handle(req, res));
   const get = (signal?: AbortSignal) =>
     fetchIn(new Request(`http://in.process/threads/${randomUUID()}`, { headers: { 'x-api-key': key }, signal })).then(
       (res) => res.text().then(() => res.status),
@@ -88,8 +73,7 @@ test("a public operation called with a tenant's key is answered at once, not beh
   let openGate!: () => void;
   const gate = new Promise<void>((resolve) => (openGate = resolve));
   const key = `key-${randomUUID()}`;
-  const { handle } = createPipeline({
-    documents: apiDocuments.filter((doc) => doc.key === 'agent-server'),
+  const fetchIn = agentServerPipeline(key, {
     handlers: handlerRegistry({
       getThread: async () => {
         handled += 1;
@@ -98,16 +82,8 @@ test("a public operation called with a tenant's key is answered at once, not beh
       },
       health: async () => ({ status: 200, body: { ok: true } }),
     }),
-    keyRing: new KeyRing([{ key, tenants: ['tenant-a'] }]),
-    log: createLogger('silent'),
-    maxBodyBytes: 1 << 20,
-    publicUrl: null,
-    requireAuthEverywhere: true,
-    responseValidators: new ResponseValidators(),
-    strictReplies: false,
     tenantTurns: turns,
   });
-  const fetchIn = inProcessHandler((req, res) => void handle(req, res));
   const headers = { 'x-api-key': key };
   const get = (path: string) => fetchIn(new Request(`http://in.process${path}`, { headers })).then((res) => res.text().then(() => res.status));
 
