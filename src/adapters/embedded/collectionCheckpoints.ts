@@ -38,15 +38,18 @@ function chainsOf(records: CheckpointRecord[]): Map<string, string[]> {
   return chains;
 }
 
+/** The store's collections of the checkpoints, their pending writes and their channel values (supersededCheckpoints.ts reads them by name too). */
+export const CHECKPOINT_COLLECTIONS = { checkpoints: 'checkpoints', writes: 'checkpoint_writes', values: 'checkpoint_values' } as const;
+
 export class CollectionCheckpoints implements CheckpointsRepository {
   private readonly checkpoints: Collection<CheckpointRecord>;
   private readonly writes: Collection<WriteRecord>;
   private readonly values: Collection<ChannelValueRecord>;
 
   constructor(private readonly store: Store) {
-    this.checkpoints = store.collection<CheckpointRecord>('checkpoints', { indexes: ['thread_id', 'thread_ns'] });
-    this.writes = store.collection<WriteRecord>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] });
-    this.values = store.collection<ChannelValueRecord>('checkpoint_values', { indexes: ['thread_id'] });
+    this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINT_COLLECTIONS.checkpoints, { indexes: ['thread_id', 'thread_ns'] });
+    this.writes = store.collection<WriteRecord>(CHECKPOINT_COLLECTIONS.writes, { indexes: ['thread_id', 'cp_key'] });
+    this.values = store.collection<ChannelValueRecord>(CHECKPOINT_COLLECTIONS.values, { indexes: ['thread_id'] });
   }
 
   get(cpKey: string): Promise<CheckpointRecord | undefined> {

@@ -10,17 +10,17 @@
 import type { CheckpointRecord } from '../../domain/ports/checkpointsRepository.ts';
 import { CHECKPOINT_KEY_SEPARATOR, channelValueKey } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { partsOf } from '../../domain/agent/checkpoints/channelChains.ts';
+import { CHECKPOINT_COLLECTIONS } from './collectionCheckpoints.ts';
 
-/** The collections (collectionCheckpoints.ts) whose records a checkpoint's put supersedes. */
-export const CHECKPOINTS = 'checkpoints';
-const WRITES = 'checkpoint_writes';
-const VALUES = 'checkpoint_values';
+/** The collection whose puts supersede (collectionCheckpoints.ts names the three). */
+export const CHECKPOINTS = CHECKPOINT_COLLECTIONS.checkpoints;
+const { writes: WRITES, values: VALUES } = CHECKPOINT_COLLECTIONS;
 
 /** The value cache as this needs it: records found only among those in memory now (a group not held has no value cached). */
 export interface CachedRecords {
   /** Drops the record's value from the cache; answers it when it was cached. */
   uncache(collection: string, id: string): object | undefined;
-  /** The ids of the records in memory now whose indexed `field` is `value`, in the group of `id`. */
+  /** The ids of the records in memory now whose indexed `field` is `value`, in the group of `id` (a copy: safe to uncache while iterating). */
   heldIdsWhere(collection: string, id: string, field: string, value: string): Iterable<string>;
 }
 
@@ -42,7 +42,7 @@ export function dropSuperseded(put: object, cached: CachedRecords): void {
   if (!parentId || !(parentId < child.checkpoint_id)) return;
   const parentKey = [child.thread_id, child.checkpoint_ns, parentId].join(CHECKPOINT_KEY_SEPARATOR);
   const parent = cached.uncache(CHECKPOINTS, parentKey) as CheckpointRecord | undefined;
-  for (const id of [...cached.heldIdsWhere(WRITES, parentKey, 'cp_key', parentKey)]) cached.uncache(WRITES, id);
+  for (const id of cached.heldIdsWhere(WRITES, parentKey, 'cp_key', parentKey)) cached.uncache(WRITES, id);
   if (!parent?.channels) return;
   const read = valueKeysOf(child);
   for (const key of valueKeysOf(parent)) if (!read.has(key)) cached.uncache(VALUES, key);
