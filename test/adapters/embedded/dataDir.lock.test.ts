@@ -38,6 +38,8 @@ async function zombie(): Promise<number> {
   const parent = spawn('sh', ['-c', 'sleep 600 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
   started.push(parent);
   const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  // killed while the shell has not yet become `sleep`, the shell reaps it and /proc/<pid> is gone
+  for (let i = 0; i < 100 && !fs.readFileSync(`/proc/${parent.pid}/cmdline`, 'utf8').startsWith('sleep'); i += 1) await sleep(10);
   process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 100 && stateOf(pid) !== 'Z'; i += 1) await sleep(10);
   return pid;
