@@ -46,7 +46,7 @@ export async function startAgentplane(options: {
   /** A command node runs under, with its arguments (valgrind: routeInstructions.ts), and how long its start may take. */
   wrapper?: { command: string; args: string[]; startTimeoutMs: number };
 }): Promise<Agentplane> {
-  const root = options.root ?? ROOT;
+  const root = path.resolve(options.root ?? ROOT); // a relative root (`.`) would name the graph file beside the config
   await refuseStaleBuild(root);
   const key = options.key ?? `bench-${randomUUID()}`;
   const tenant = options.tenant ?? randomUUID();
