@@ -59,7 +59,7 @@ class EventLog {
    */
   bytes(): number {
     let total = 0;
-    for (const e of this.events) if (e.data instanceof JsonText) total += e.data.text.length * (e.data.isParsed ? 2 : 1);
+    for (const e of this.events) if (e.data instanceof JsonText) total += e.data.length * (e.data.isParsed ? 2 : 1);
     return total;
   }
 
@@ -100,6 +100,10 @@ export class InMemoryRunEventLog implements RunEventLog {
   private finishedBytes = 0;
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
+
+  /** Event texts held as bytes at the next turn of the loop (packSoon). */
+  private toPack: JsonText[] = [];
+  private packing: NodeJS.Immediate | null = null;
 
   /** Finished logs whose join answer is kept as bytes at the next turn of the loop (keepResultSoon). */
   private toKeep: EventLog[] = [];
@@ -184,7 +188,27 @@ export class InMemoryRunEventLog implements RunEventLog {
   publish(runId: string, event: string, data: unknown): void {
     let log = this.logs.get(runId);
     if (!log) this.logs.set(runId, (log = new EventLog()));
+    if (log.ended) return;
     log.push(event, data);
+    if (data instanceof JsonText) this.packSoon(data);
+  }
+
+  /**
+   * An event's text held as bytes, off V8's heap (JsonText.pack), from the next turn of the
+   * loop: the readers woken by it (a thread's feed, a run's stream) read it this turn as the
+   * string it came as; later readers decode it (a frame's bytes are made once per event, for
+   * every subscriber). Issue 87: a log keeps its run's event texts for seconds after its end,
+   * ~10–14 KB a LangGraph echo run, every string of them copied by two of the main thread's
+   * scavenges.
+   */
+  private packSoon(text: JsonText): void {
+    this.toPack.push(text);
+    this.packing ??= setImmediate(() => {
+      const texts = this.toPack;
+      this.toPack = [];
+      this.packing = null;
+      for (const each of texts) each.pack();
+    });
   }
 
   /** Closes a run's log with the final `end` event. */
