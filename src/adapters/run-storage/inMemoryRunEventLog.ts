@@ -91,6 +91,24 @@ class EventLog {
   }
 }
 
+/** What is done to each item added, at the next turn of the loop: one immediate for all of them. */
+class NextTurn<T> {
+  private items: T[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+
+  constructor(private readonly each: (item: T) => void) {}
+
+  add(item: T): void {
+    this.items.push(item);
+    this.scheduled ??= setImmediate(() => {
+      const items = this.items;
+      this.items = [];
+      this.scheduled = null;
+      for (const item of items) this.each(item);
+    });
+  }
+}
+
 export class InMemoryRunEventLog implements RunEventLog {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
@@ -102,12 +120,10 @@ export class InMemoryRunEventLog implements RunEventLog {
   private readonly threadWaiters = new Map<string, Set<() => void>>();
 
   /** Event texts held as bytes at the next turn of the loop (packSoon). */
-  private toPack: JsonText[] = [];
-  private packing: NodeJS.Immediate | null = null;
+  private readonly packing = new NextTurn<JsonText>((text) => text.pack());
 
   /** Finished logs whose join answer is kept as bytes at the next turn of the loop (keepResultSoon). */
-  private toKeep: EventLog[] = [];
-  private keeping: NodeJS.Immediate | null = null;
+  private readonly keeping = new NextTurn<EventLog>((log) => log.keepResult());
 
   /** A heap budget the finished logs are counted in (countIn). */
   private budget?: { readonly budget: number; grown(): void };
@@ -202,13 +218,7 @@ export class InMemoryRunEventLog implements RunEventLog {
    * scavenges.
    */
   private packSoon(text: JsonText): void {
-    this.toPack.push(text);
-    this.packing ??= setImmediate(() => {
-      const texts = this.toPack;
-      this.toPack = [];
-      this.packing = null;
-      for (const each of texts) each.pack();
-    });
+    this.packing.add(text);
   }
 
   /** Closes a run's log with the final `end` event. */
@@ -274,13 +284,7 @@ export class InMemoryRunEventLog implements RunEventLog {
    */
   private keepResultSoon(log: EventLog): void {
     if (!log.ended || log.result === undefined || log.awaited) return;
-    this.toKeep.push(log);
-    this.keeping ??= setImmediate(() => {
-      const logs = this.toKeep;
-      this.toKeep = [];
-      this.keeping = null;
-      for (const each of logs) each.keepResult();
-    });
+    this.keeping.add(log);
   }
 
   /** Resolves when the run's log has ended (or at once when there is no open log). */
