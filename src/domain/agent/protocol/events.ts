@@ -83,7 +83,7 @@ export function storedOfText(entry: JsonText): StoredProtocolEvent {
   if (stored) return stored;
   const { text } = entry;
   const end = text.startsWith(METHOD_FIRST) ? text.indexOf('"', METHOD_FIRST.length) : -1;
-  const method = end < 0 ? undefined : text.slice(METHOD_FIRST.length, end);
+  const method = end < 0 ? undefined : ownMethod(text.slice(METHOD_FIRST.length, end));
   if (method === undefined || method.includes('\\')) {
     // not the worker's shape (or an escaped method): its parse is the event
     stored = entry.value as StoredProtocolEvent;
@@ -97,6 +97,15 @@ export function storedOfText(entry: JsonText): StoredProtocolEvent {
   }
   storedOfEntry.set(entry, stored);
   return stored;
+}
+
+/**
+ * A method name cut from an entry's text, as a string of its own: V8 makes a cut of 13
+ * characters or more (`input.requested`) a view that keeps the whole text alive, and the stored
+ * event lives as long as its log, which holds the text as bytes (JsonText.pack).
+ */
+function ownMethod(cut: string): string {
+  return cut.length < 13 || cut.includes('\\') ? cut : (JSON.parse(`"${cut}"`) as string);
 }
 
 export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent {

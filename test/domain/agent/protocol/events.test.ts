@@ -170,3 +170,16 @@ test("a log's entries held as bytes (JsonText.pack) give the same events and the
   const made = framed({ method: 'lifecycle', params: { namespace: [], timestamp: 2, data: { event: 'running' } } }, 3);
   assert.equal(eventJsonLength(made), eventJson(made).length, 'an event made here: its serialised length');
 });
+
+const longEntry = (method: string) => new JsonText(JSON.stringify({ method, params: { namespace: [], timestamp: 1, data: 'y'.repeat(200_000) } }));
+
+test("a stored event's method does not keep its entry's text once the text is held as bytes, a long method name too", async () => {
+  const before = await longStrings(200_000);
+  // made in a function of its own: the test's own frame keeps no temporary of it
+  const entry = longEntry('input.requested');
+  const stored = storedOfText(entry);
+  entry.pack();
+  assert.equal(stored.method, 'input.requested');
+  assert.equal(await longStrings(200_000), before, 'no string of the text left on the heap');
+  assert.equal((stored.params.data as string).length, 200_000, 'its params read from the bytes');
+});
