@@ -7,7 +7,9 @@
 // modules on each allocation's stack (dist/… or src/…), else the allocating function, and printed
 // with its collections and the bytes a run (the runs in a window estimated from the phase's rate).
 // ALLOC_LEAFMOST=1 sums by the innermost of our functions instead; ALLOC_FOCUS=<function> prints
-// where that function's allocations came from (three callers deep).
+// where that function's allocations came from (three callers deep). With --survivors only what no
+// scavenge collected is kept (allocSampler.mjs, BENCH_ALLOC_SURVIVORS): what the scavenges copied
+// twice (survived, then promoted) and what is alive at the window's end, by the same owners.
 import fs from 'node:fs';
 import path from 'node:path';
 import { constants } from 'node:perf_hooks';
@@ -17,7 +19,12 @@ import { BENCH_GRAPH } from './graph.ts';
 import type { HeapNode } from './flame.ts';
 import { removeAtExit } from '../../src/shared/processTempDir.ts';
 
-const [subscribers = 1000, top = 25] = process.argv.slice(2).map(Number);
+const survivors = process.argv.includes('--survivors');
+const [subscribers = 1000, top = 25] = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map(Number);
+if (survivors) process.env.BENCH_ALLOC_SURVIVORS = '1';
 fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-alloc-'));
 removeAtExit(path.join(work, 'data'));
@@ -83,7 +90,7 @@ function summarise(name: string, file: string, seconds: number, runs: number) {
     .map(([k, n]) => `${kindName[k] ?? k} ${n} (${Math.round((n / seconds) * 100) / 100}/s)`)
     .join(', ');
   console.log(
-    `\n${name}, ${Math.round(seconds * 10) / 10} s, ~${Math.round(runs)} runs: allocated ${mb(total)} MB (${mb(total / seconds)} MB/s, ${Math.round(total / 1e3 / Math.max(1, runs))} kB a run); collections ${collections || 'none'}`,
+    `\n${name}, ${Math.round(seconds * 10) / 10} s, ~${Math.round(runs)} runs: ${survivors ? 'no scavenge collected' : 'allocated'} ${mb(total)} MB (${mb(total / seconds)} MB/s, ${Math.round(total / 1e3 / Math.max(1, runs))} kB a run); collections ${collections || 'none'}`,
   );
   for (const [key, n] of [...bytes].sort((a, b) => b[1] - a[1]).slice(0, top))
     console.log(`${String(mb(n)).padStart(8)} MB ${String(Math.round(n / 1e3 / Math.max(1, runs))).padStart(5)} kB/run  ${key}`);

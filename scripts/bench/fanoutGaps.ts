@@ -51,8 +51,8 @@ interface Gaps {
   gaps: Turn[];
   /** [start µs since origin, wall µs, kind] */
   gcs: [number, number, number][];
-  /** The server's scavenges: [read µs, bytes copied] (loopGaps.mjs). */
-  copies?: [number, number][];
+  /** The server's scavenges: [read µs, bytes copied, of them promoted, young generation before] (loopGaps.mjs; the last two since session 37). */
+  copies?: [number, number, number?, number?][];
   /** The server's `/ok`: [read, answered] µs. */
   oks?: Span[];
 }
@@ -137,7 +137,16 @@ function window(name: string, from: number, to: number, key?: string) {
   const cpuAtLeast = (bound: number) => turns.filter((g) => g[2] >= bound * 1000).length;
   const withCollection = (bound: number) => turns.filter(([s, e, cpu]) => cpu >= bound * 1000 && gcSpans.some((g) => overlap(s, e, g.from, g.to) > 0)).length;
   console.log(`\n${name}, ${Math.round((to - from) / 1e5) / 10} s: collections ${kinds.join(', ') || 'none'}`);
-  console.log(`  ${copiedReport((recorded.copies ?? []).filter(([at]) => at >= from && at < to).map(([, bytes]) => bytes))}`);
+  const copies = (recorded.copies ?? []).filter(([at]) => at >= from && at < to);
+  const young = copies.flatMap(([, , , before]) => (before === undefined ? [] : [before]));
+  console.log(
+    `  ${copiedReport(
+      copies.map(([, bytes]) => bytes),
+      copies.flatMap(([, , p]) => (p === undefined ? [] : [p])),
+      young,
+    )}`,
+  );
+  console.log(`  turns of ≥ 5 ms wall: ${turns.filter(([s, e]) => e - s >= 5_000).length}`);
   console.log(
     `  turns of ≥ 40 ms wall: ${long.length}, ${sum((g) => g[1] - g[0])} ms = CPU ${sum((g) => g[2])} + waiting for a core ${sum((g) => g[3])} + blocked ${sum((g) => g[1] - g[0] - g[2] - g[3])}; a collection overlapped ${sum(([s, e]) => gcSpans.reduce((a, g) => a + overlap(s, e, g.from, g.to), 0))} ms of them`,
   );

@@ -35,6 +35,17 @@ export function scavengeCopied(stat) {
   return used(stat.afterGC, ['new_space']) + Math.max(0, promoted);
 }
 
+/**
+ * A scavenge's parts: [bytes promoted (the old spaces' growth), bytes the young generation held
+ * when it began (survivors of the last scavenge and all allocated since)]; undefined for another
+ * kind. Copied minus promoted survived within the young generation: it will be copied again.
+ */
+export function scavengeParts(stat) {
+  if (stat.gcType !== 'Scavenge') return undefined;
+  const promoted = used(stat.afterGC, OLD_SPACES) - used(stat.beforeGC, OLD_SPACES);
+  return [Math.max(0, promoted), used(stat.beforeGC, ['new_space'])];
+}
+
 /** Records the calling thread's long turns and collections; `snapshot()` is what was recorded. */
 export function recordLoop(minWallUs = 30_000, { copies: withCopies = false } = {}) {
   // read through one descriptor into one buffer: the recorder makes no garbage of its own each ms
@@ -48,7 +59,7 @@ export function recordLoop(minWallUs = 30_000, { copies: withCopies = false } = 
   };
   const gaps = [];
   const gcs = [];
-  /** [µs on the monotonic clock when read (just after the collection), bytes copied] a scavenge */
+  /** [µs on the monotonic clock when read (just after the collection), bytes copied, of them promoted, young generation before] a scavenge */
   const copies = [];
   let profiler = withCopies ? new GCProfiler() : undefined;
   profiler?.start();
@@ -62,7 +73,7 @@ export function recordLoop(minWallUs = 30_000, { copies: withCopies = false } = 
     const at = nowUs();
     for (const stat of statistics) {
       const copied = scavengeCopied(stat);
-      if (copied !== undefined) copies.push([at, copied]);
+      if (copied !== undefined) copies.push([at, copied, ...scavengeParts(stat)]);
     }
   }).observe({ entryTypes: ['gc'] });
   let last = stat();

@@ -151,11 +151,23 @@ export function okReport(samples: readonly OkSample[], top = 8): string[] {
   ];
 }
 
-/** The main thread's scavenges' bytes copied in a window: how many, median, largest and in all (MB). */
-export function copiedReport(copied: readonly number[]): string {
+/**
+ * The main thread's scavenges' bytes copied in a window: how many, median, largest and in all (MB);
+ * given each one's promoted bytes and the young generation it began with, their medians too.
+ */
+export function copiedReport(copied: readonly number[], promoted: readonly number[] = [], young: readonly number[] = []): string {
   if (copied.length === 0) return 'scavenges copied: none recorded';
   const mb = (bytes: number) => Math.round(bytes / 1e4) / 100;
+  const median = (xs: readonly number[]) =>
+    quantile(
+      [...xs].sort((a, b) => a - b),
+      0.5,
+    );
   const sorted = [...copied].sort((a, b) => a - b);
   const total = sorted.reduce((a, b) => a + b, 0);
-  return `scavenges copied (survived + promoted): ${sorted.length}, median ${mb(quantile(sorted, 0.5))} MB, largest ${mb(sorted.at(-1)!)} MB, ${mb(total)} MB in all`;
+  const parts =
+    promoted.length === copied.length && young.length === copied.length
+      ? `; of it promoted, median ${mb(median(promoted))} MB; young generation when it began, median ${mb(median(young))} MB`
+      : '';
+  return `scavenges copied (survived + promoted): ${sorted.length}, median ${mb(quantile(sorted, 0.5))} MB, largest ${mb(sorted.at(-1)!)} MB, ${mb(total)} MB in all${parts}`;
 }

@@ -4,10 +4,53 @@
 // copies one string. Whoever writes the event out (SSE, the PostgreSQL event log) writes the
 // text as it is; whoever reads into it gets the parsed value, made once, on first read.
 
+/** String.prototype.isWellFormed (Node 20; not in this project's ES library types). */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
 export class JsonText {
   private parsed?: { value: unknown };
+  /** The text, while it is held as a string (until pack()). */
+  private held: string | undefined;
+  /** Once packed: the text's bytes, off V8's heap, and how they decode. */
+  private packed?: { bytes: Buffer; encoding: 'latin1' | 'utf8' };
+  /** The text's length (String.length), known without reading it. */
+  readonly length: number;
 
-  constructor(readonly text: string) {}
+  constructor(text: string) {
+    this.held = text;
+    this.length = text.length;
+  }
+
+  /**
+   * The JSON text. Once packed, decoded at each read and not kept: a reader that needs it for
+   * long holds its own copy (a WeakRef would not let one shared copy die young: V8's scavenges
+   * keep a WeakRef's target alive, only a full collection clears it).
+   */
+  get text(): string {
+    return this.held ?? this.packed!.bytes.toString(this.packed!.encoding);
+  }
+
+  /** Whether the text is held as bytes (pack()). */
+  get isPacked(): boolean {
+    return this.packed !== undefined;
+  }
+
+  /**
+   * Holds the text as bytes, off V8's heap, and lets its string go (issue 87: kept by a finished
+   * run's event log for seconds, a run's event texts were copied twice by the main thread's
+   * scavenges, then by its full collections). A text that is not well-formed UTF-16 (a lone
+   * surrogate, which UTF-8 cannot carry) stays a string; so does a parsed value.
+   */
+  pack(): void {
+    const text = this.held;
+    if (text === undefined) return;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    // one byte a character: every one is ASCII, and latin1 decodes them fastest
+    if (bytes === text.length) this.packed = { bytes: Buffer.from(text, 'latin1'), encoding: 'latin1' };
+    else if ((text as WellFormedCheck).isWellFormed()) this.packed = { bytes: Buffer.from(text, 'utf8'), encoding: 'utf8' };
+    else return;
+    this.held = undefined;
+  }
 
   /** Whether the text has been parsed (its value is then held beside it). */
   get isParsed(): boolean {

@@ -72,6 +72,10 @@ test('the report’s p99 is the bench’s, and without the samples a collection 
 test('a window’s scavenges are reported by the bytes they copied: count, median, largest, in all', () => {
   assert.equal(copiedReport([]), 'scavenges copied: none recorded');
   assert.equal(copiedReport([4_040_000, 1_000_000, 7_800_000]), 'scavenges copied (survived + promoted): 3, median 4.04 MB, largest 7.8 MB, 12.84 MB in all');
+  assert.equal(
+    copiedReport([4_040_000, 1_000_000, 7_800_000], [1_600_000, 200_000, 3_000_000], [15_000_000, 14_000_000, 16_000_000]),
+    'scavenges copied (survived + promoted): 3, median 4.04 MB, largest 7.8 MB, 12.84 MB in all; of it promoted, median 1.6 MB; young generation when it began, median 15 MB',
+  );
 });
 
 // the server's loop recorder (loopGaps.mjs, loaded with --import): each scavenge's bytes copied, a count independent of the machine's load
@@ -82,9 +86,10 @@ interface Stats {
 // a plain .mjs (the server loads it with --import): typed here as used, found from this file's
 // source (npm test runs a compiled copy elsewhere, where import.meta.url still names the source)
 const recorder = new URL('../../scripts/bench/loopGaps.mjs', import.meta.url).href;
-const { recordLoop, scavengeCopied } = (await import(recorder)) as {
-  recordLoop(minWallUs: number, options: { copies: boolean }): { snapshot(): { copies: [number, number][] } };
+const { recordLoop, scavengeCopied, scavengeParts } = (await import(recorder)) as {
+  recordLoop(minWallUs: number, options: { copies: boolean }): { snapshot(): { copies: [number, number, number, number][] } };
   scavengeCopied(stat: { gcType: string; beforeGC: Stats; afterGC: Stats }): number | undefined;
+  scavengeParts(stat: { gcType: string; beforeGC: Stats; afterGC: Stats }): [number, number] | undefined;
 };
 
 const space = (spaceName: string, spaceUsedSize: number) => ({ spaceName, spaceUsedSize });
@@ -96,6 +101,10 @@ test('a scavenge copied what survived in the young generation and what it promot
   // old spaces that shrank (a sweep freed pages meanwhile) promote nothing
   assert.equal(scavengeCopied({ gcType: 'Scavenge', beforeGC: afterGC, afterGC: beforeGC }), 9_000_000);
   assert.equal(scavengeCopied({ gcType: 'MarkSweepCompact', beforeGC, afterGC }), undefined);
+  // of it promoted, and the young generation it began with
+  assert.deepEqual(scavengeParts({ gcType: 'Scavenge', beforeGC, afterGC }), [1_500_000, 9_000_000]);
+  assert.deepEqual(scavengeParts({ gcType: 'Scavenge', beforeGC: afterGC, afterGC: beforeGC }), [0, 2_500_000]);
+  assert.equal(scavengeParts({ gcType: 'MarkSweepCompact', beforeGC, afterGC }), undefined);
 });
 
 test('the recorder keeps each scavenge’s bytes copied when asked', async () => {
@@ -111,7 +120,7 @@ test('the recorder keeps each scavenge’s bytes copied when asked', async () =>
   }
   const { copies } = loop.snapshot();
   assert.ok(copies.length > 0, 'a scavenge recorded');
-  for (const [at, bytes] of copies) assert.ok(at > 0 && bytes > 0);
+  for (const [at, bytes, promoted, young] of copies) assert.ok(at > 0 && bytes > 0 && promoted >= 0 && promoted <= bytes && young > 0);
   assert.ok(kept.length > 0);
 });
 

@@ -23,7 +23,7 @@ import {
 import { PagedFiles, ValueCache, cacheCost, frozenCopyAndCost, readValues, type Location } from './pagedValues.ts';
 import { heapWithin, jsonTextBytes, TOO_DEEP } from './heapSize.ts';
 import { knownPart, mayBeWrittenWhole, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
-import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, groupOf } from './pagedCollections.ts';
+import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, WRITTEN_ONCE, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, type DescribingIndex } from './pagedIndex.ts';
 import { holdsFew, type IndexedRecord } from './indexRows.ts';
@@ -849,16 +849,19 @@ export class JournalStore implements Store {
       const entry = entries[i];
       const place = places[i];
       if (entry && place) {
+        // the large parts' texts to remember, but those of fields written once (WRITTEN_ONCE)
+        const once = WRITTEN_ONCE[op.collection];
+        const remembered = once && fresh[i]?.length ? fresh[i]!.filter(([key]) => !once.includes(key)) : fresh[i];
         // the value stays where the journal line put it; the cache holds it while it is recent,
         // unless no reader has it yet (`created`): then only its kept fields are taken (copied: keysOf).
         // A value given with its text is the store's own copy (PutOp.json: a worker's, cloned
         // across threads, so built key by key): frozen as it is, not copied a second time
         const cached = !unread[i];
         // copied and weighed in one walk when no part of it is to be remembered (a run's record, a checkpoint's)
-        const costed = cached && given[i] === undefined && !fresh[i]?.length ? frozenCopyAndCost(entry.value!) : undefined;
+        const costed = cached && given[i] === undefined && !remembered?.length ? frozenCopyAndCost(entry.value!) : undefined;
         const value = costed ? costed.copy : !cached ? entry.value! : given[i] === undefined ? frozenCopy(entry.value!) : deepFreeze(entry.value!);
         // the text of its large parts, for the next write of the same parts (a thread's values, at the next run's enqueue)
-        if (cached) rememberParts(value, fresh[i] ?? []);
+        if (cached) rememberParts(value, remembered ?? []);
         // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
         const id = this.strings.share(op.id);
         const keys = keysOf(state.paging!.kept, value, this.strings);

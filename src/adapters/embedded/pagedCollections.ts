@@ -20,6 +20,19 @@ export const PAGED_COLLECTIONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * Fields of paged records written once, with the record's last write, and not again as the same
+ * object: the store does not remember their text for a next write of the same part
+ * (writtenParts.ts rememberParts). A run's trace is put with its final record; remembered, its
+ * text (~3.5 thousand characters, two bytes each, for a LangGraph echo run) lived as long as
+ * the record stayed cached, for no write, and was copied twice by the main thread's scavenges
+ * (issue 87). A thread's values, written at a run's end and again at the next run's enqueue,
+ * are remembered.
+ */
+export const WRITTEN_ONCE: Readonly<Record<string, readonly string[]>> = {
+  runs: ['trace'],
+};
+
+/**
  * Kept values that few records hold at a time: each saved index lists in its head the records
  * holding one, so that a look-up of one is answered before the collection's records are loaded
  * after a start (journalStore.ts). A start's run recovery lists the runs left pending or running,

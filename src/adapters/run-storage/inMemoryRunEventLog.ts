@@ -59,7 +59,7 @@ class EventLog {
    */
   bytes(): number {
     let total = 0;
-    for (const e of this.events) if (e.data instanceof JsonText) total += e.data.text.length * (e.data.isParsed ? 2 : 1);
+    for (const e of this.events) if (e.data instanceof JsonText) total += e.data.length * (e.data.isParsed ? 2 : 1);
     return total;
   }
 
@@ -91,6 +91,24 @@ class EventLog {
   }
 }
 
+/** What is done to each item added, at the next turn of the loop: one immediate for all of them. */
+class NextTurn<T> {
+  private items: T[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+
+  constructor(private readonly each: (item: T) => void) {}
+
+  add(item: T): void {
+    this.items.push(item);
+    this.scheduled ??= setImmediate(() => {
+      const items = this.items;
+      this.items = [];
+      this.scheduled = null;
+      for (const item of items) this.each(item);
+    });
+  }
+}
+
 export class InMemoryRunEventLog implements RunEventLog {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
@@ -101,9 +119,11 @@ export class InMemoryRunEventLog implements RunEventLog {
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
 
+  /** Event texts held as bytes at the next turn of the loop (packSoon). */
+  private readonly packing = new NextTurn<JsonText>((text) => text.pack());
+
   /** Finished logs whose join answer is kept as bytes at the next turn of the loop (keepResultSoon). */
-  private toKeep: EventLog[] = [];
-  private keeping: NodeJS.Immediate | null = null;
+  private readonly keeping = new NextTurn<EventLog>((log) => log.keepResult());
 
   /** A heap budget the finished logs are counted in (countIn). */
   private budget?: { readonly budget: number; grown(): void };
@@ -184,7 +204,21 @@ export class InMemoryRunEventLog implements RunEventLog {
   publish(runId: string, event: string, data: unknown): void {
     let log = this.logs.get(runId);
     if (!log) this.logs.set(runId, (log = new EventLog()));
+    if (log.ended) return;
     log.push(event, data);
+    if (data instanceof JsonText) this.packSoon(data);
+  }
+
+  /**
+   * An event's text held as bytes, off V8's heap (JsonText.pack), from the next turn of the
+   * loop: the readers woken by it (a thread's feed, a run's stream) read it this turn as the
+   * string it came as; later readers decode it (a frame's bytes are made once per event, for
+   * every subscriber). Issue 87: a log keeps its run's event texts for seconds after its end,
+   * ~10–14 KB a LangGraph echo run, every string of them copied by two of the main thread's
+   * scavenges.
+   */
+  private packSoon(text: JsonText): void {
+    this.packing.add(text);
   }
 
   /** Closes a run's log with the final `end` event. */
@@ -250,13 +284,7 @@ export class InMemoryRunEventLog implements RunEventLog {
    */
   private keepResultSoon(log: EventLog): void {
     if (!log.ended || log.result === undefined || log.awaited) return;
-    this.toKeep.push(log);
-    this.keeping ??= setImmediate(() => {
-      const logs = this.toKeep;
-      this.toKeep = [];
-      this.keeping = null;
-      for (const each of logs) each.keepResult();
-    });
+    this.keeping.add(log);
   }
 
   /** Resolves when the run's log has ended (or at once when there is no open log). */

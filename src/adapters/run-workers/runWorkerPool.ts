@@ -408,7 +408,9 @@ export class RunWorkerPool {
     signal.throwIfAborted();
     const warmUp = this.warmUps.has(run.run_id);
     const slot = await this.acquire(run, signal, warmUp);
-    let handing: Handing;
+    // let go once posted: the closures below keep this function's variables for the run's life,
+    // and its message holds the run's first reads (a thread's newest checkpoint, its values' text)
+    let handing: Handing | undefined;
     try {
       await slot.ready;
       handing = await handover.prepare(slot, run, await this.firstReads(run));
@@ -462,11 +464,12 @@ export class RunWorkerPool {
       };
       slot.tasks.set(run.run_id, task);
       signal.addEventListener('abort', onAbort, { once: true });
-      const message = handing.message();
+      const message = handing!.message();
       // a warm-up's run is marked, so that the worker's calls for it are answered from the warm-up's store
       this.post(slot, warmUp && message.type === 'run' ? { ...message, warmUp: true } : message);
       started?.();
-      handing.posted();
+      handing!.posted();
+      handing = undefined;
     });
   }
 

@@ -501,3 +501,36 @@ test('a record longer than a part worth keeping, none of its parts that long tho
   const withQuoted = { id: 'r', quoted, small: { a: 1 } };
   assert.deepEqual(recordJson(withQuoted), { json: JSON.stringify(withQuoted), fresh: [['quoted', JSON.stringify(quoted)]] });
 });
+
+test("a run's trace, written once with its final record, is not remembered; its kwargs and a thread's values are, and every line is JSON.stringify's (issue 87)", async () => {
+  const dataDir = tempDir('agentplane-written-once-');
+  try {
+    const store = await openJournalStore({ dataDir });
+    const runs = store.collection<Record<string, unknown>>('runs', { indexes: ['thread_id', 'status'] });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    const long = (n: number) => `span ${n} ${'é'.repeat(KNOWN_PART_CHARS)}`;
+    const record = {
+      run_id: 'r1',
+      thread_id: 't1',
+      status: 'success',
+      kwargs: { input: { messages: [{ role: 'user', content: 'x'.repeat(KNOWN_PART_CHARS) }] } },
+      trace: [{ name: 'invoke_agent echo', attributes: { 'input.value': long(1) } }],
+    };
+    await runs.put('r1', record);
+    assert.equal(lastLine(dataDir), JSON.stringify([['runs', 'r1', JSON.parse(lastLine(dataDir))[0][2], record]]));
+    const kept = (await runs.get('r1'))!;
+    assert.deepEqual(kept, record);
+    assert.equal(knownPart(kept.trace), undefined, 'the trace: not remembered');
+    assert.equal(knownPart(kept.kwargs)?.json, JSON.stringify(record.kwargs), 'the kwargs: remembered');
+    await threads.put('t1', { thread_id: 't1', status: 'idle', values: history(3) });
+    const thread = (await threads.get('t1'))!;
+    assert.equal(knownPart(thread.values)?.json, JSON.stringify(history(3)), "a thread's values: remembered");
+    // the same record written again (its status): the same line as JSON.stringify, the trace serialised again
+    await runs.put('r1', { ...kept, status: 'error' });
+    const line = JSON.parse(lastLine(dataDir)) as [[string, string, number, unknown]];
+    assert.equal(lastLine(dataDir), JSON.stringify([['runs', 'r1', line[0][2], { ...record, status: 'error' }]]));
+    await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

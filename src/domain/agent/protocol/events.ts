@@ -60,16 +60,19 @@ export function matchesFilter(filter: EventFilter, event: ProtocolEvent): boolea
 // of the server's time, and its garbage).
 const framedOf = new WeakMap<StoredProtocolEvent, ProtocolEvent>();
 const jsonOfEvent = new WeakMap<ProtocolEvent, string>();
-/** The JSON text a stored event was read from (a log entry's, as a run worker wrote it). */
-const wireOf = new WeakMap<StoredProtocolEvent, string>();
-const wireOfEvent = new WeakMap<ProtocolEvent, string>();
+/**
+ * The log entry a stored event was read from (its JSON text, as a run worker wrote it): the
+ * entry, not its text, so that a packed entry's text is off V8's heap (JsonText.pack).
+ */
+const wireOf = new WeakMap<StoredProtocolEvent, JsonText>();
+const wireOfEvent = new WeakMap<ProtocolEvent, JsonText>();
 
 const storedOfEntry = new WeakMap<JsonText, StoredProtocolEvent>();
 const METHOD_FIRST = '{"method":"';
 
 /**
  * The stored event of a log entry's JSON text (a run worker's), one per entry whoever reads
- * it, its text kept with it (eventJson is made of it). The text is not parsed for it: a
+ * it, its entry kept with it (eventJson is made of its text). The text is not parsed for it: a
  * subscriber's filter needs the event's method alone unless it names namespaces (or the event
  * is `custom`), and the text is what is sent, so its params — a `values` event's every message
  * — are parsed only when something reads them (issue 67: the main thread parsed every event
@@ -80,20 +83,29 @@ export function storedOfText(entry: JsonText): StoredProtocolEvent {
   if (stored) return stored;
   const { text } = entry;
   const end = text.startsWith(METHOD_FIRST) ? text.indexOf('"', METHOD_FIRST.length) : -1;
-  const method = end < 0 ? undefined : text.slice(METHOD_FIRST.length, end);
+  const method = end < 0 ? undefined : ownMethod(text.slice(METHOD_FIRST.length, end));
   if (method === undefined || method.includes('\\')) {
     // not the worker's shape (or an escaped method): its parse is the event
     stored = entry.value as StoredProtocolEvent;
-    if (end >= 0) wireOf.set(stored, text);
+    if (end >= 0) wireOf.set(stored, entry);
   } else {
     stored = Object.defineProperty({ method } as StoredProtocolEvent, 'params', {
       enumerable: true,
       get: () => (entry.value as StoredProtocolEvent).params,
     });
-    wireOf.set(stored, text);
+    wireOf.set(stored, entry);
   }
   storedOfEntry.set(entry, stored);
   return stored;
+}
+
+/**
+ * A method name cut from an entry's text, as a string of its own: V8 makes a cut of 13
+ * characters or more (`input.requested`) a view that keeps the whole text alive, and the stored
+ * event lives as long as its log, which holds the text as bytes (JsonText.pack).
+ */
+function ownMethod(cut: string): string {
+  return cut.length < 13 || cut.includes('\\') ? cut : (JSON.parse(`"${cut}"`) as string);
 }
 
 export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent {
@@ -123,8 +135,16 @@ export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent 
  */
 export function eventJson(event: ProtocolEvent): string {
   const wire = wireOfEvent.get(event);
-  if (wire !== undefined) return `{"type":"event","event_id":"${event.seq}","seq":${event.seq},${wire.slice(1)}`;
+  if (wire !== undefined) return `${numbersOf(event)}${wire.text.slice(1)}`;
   let text = jsonOfEvent.get(event);
   if (text === undefined) jsonOfEvent.set(event, (text = JSON.stringify(event)));
   return text;
 }
+
+/** The length of eventJson(event), without reading a log entry's text (which may be packed). */
+export function eventJsonLength(event: ProtocolEvent): number {
+  const wire = wireOfEvent.get(event);
+  return wire === undefined ? eventJson(event).length : numbersOf(event).length + wire.length - 1;
+}
+
+const numbersOf = (event: ProtocolEvent) => `{"type":"event","event_id":"${event.seq}","seq":${event.seq},`;

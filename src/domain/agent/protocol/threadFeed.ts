@@ -16,7 +16,7 @@
 // (sent nothing more, its events left in the window and the runs' logs) until it is resumed;
 // then it takes up where it stopped, reading the logs by itself if the window has moved on.
 import type { ProtocolEvent, EventFilter } from './events.ts';
-import { eventJson, matchesFilter } from './events.ts';
+import { eventJsonLength, matchesFilter } from './events.ts';
 import { threadLogEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { schedulePass, type PassFeed } from './fanOutPasses.ts';
 import { quietAbort } from '../../../shared/quietAbort.ts';
@@ -261,10 +261,10 @@ export class ThreadFeeds {
       for await (const event of threadLogEvents(this.deps, threadId, feed.from, { owner, signal: feed.stop.signal })) {
         feed.window.push(event);
         // its JSON is what every reader sends; its length bounds what the window holds
-        feed.bytes += eventJson(event).length;
+        feed.bytes += eventJsonLength(event);
         let gone = 0;
         while (feed.window.length - gone > 1 && (feed.window.length - gone > this.windowEvents || feed.bytes > this.windowBytes)) {
-          feed.bytes -= eventJson(feed.window[gone]!).length;
+          feed.bytes -= eventJsonLength(feed.window[gone]!);
           gone += 1;
         }
         if (gone > 0) {

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { InMemoryRunEventLog } from '../../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
-import { eventJson, framed, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, storedOfText, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
+import {
+  eventJson,
+  eventJsonLength,
+  framed,
+  PROTOCOL_LOG_EVENT,
+  PROTOCOL_RUN_KEY,
+  storedOfText,
+  type ProtocolEvent,
+} from '../../../../src/domain/agent/protocol/events.ts';
 import { getHeapSnapshot } from 'node:v8';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
@@ -132,4 +140,46 @@ test("an event read from its log entry's text is sent without parsing the text, 
   assert.deepEqual(byNamespace[0]!.params.namespace, ['child:1']);
   assert.equal(eventJson(byNamespace[0]!), texts[1], 'the same event, the same text');
   assert.equal(JSON.stringify(byNamespace[0]), texts[1]);
+});
+
+test("a log's entries held as bytes (JsonText.pack) give the same events and the same JSON, from any `since`; its length known without reading the text", async () => {
+  const entries = ['values', 'messages', 'custom'].map(
+    (method, i) => new JsonText(JSON.stringify({ method, params: { namespace: [], timestamp: i, data: i === 2 ? 'é 😀' : values } })),
+  );
+  const deps = await endedProtocolRun(4, entries);
+  const read = async (since?: number) => {
+    const got: ProtocolEvent[] = [];
+    for await (const event of threadProtocolEvents(deps, 't1', { channels: new Set(['values', 'messages', 'custom']), since }, { owner: '', present: true }))
+      got.push(event);
+    return got;
+  };
+  const before = (await read()).map(eventJson);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    entries.map((e) => e.isPacked),
+    [true, true, true],
+    'held as bytes from the turn after',
+  );
+  const after = await read();
+  assert.deepEqual(after.map(eventJson), before);
+  assert.deepEqual(
+    after.map(eventJsonLength),
+    before.map((text) => text.length),
+  );
+  assert.deepEqual((await read(6)).map(eventJson), before.slice(1), 'replayed from `since`');
+  const made = framed({ method: 'lifecycle', params: { namespace: [], timestamp: 2, data: { event: 'running' } } }, 3);
+  assert.equal(eventJsonLength(made), eventJson(made).length, 'an event made here: its serialised length');
+});
+
+const longEntry = (method: string) => new JsonText(JSON.stringify({ method, params: { namespace: [], timestamp: 1, data: 'y'.repeat(200_000) } }));
+
+test("a stored event's method does not keep its entry's text once the text is held as bytes, a long method name too", async () => {
+  const before = await longStrings(200_000);
+  // made in a function of its own: the test's own frame keeps no temporary of it
+  const entry = longEntry('input.requested');
+  const stored = storedOfText(entry);
+  entry.pack();
+  assert.equal(stored.method, 'input.requested');
+  assert.equal(await longStrings(200_000), before, 'no string of the text left on the heap');
+  assert.equal((stored.params.data as string).length, 200_000, 'its params read from the bytes');
 });
