@@ -73,10 +73,19 @@ export const shardPath = (dir: string, name: string, shard: number) => path.join
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+/**
+ * String.prototype.charCodeAt called on the string it is given, not looked up on it: ids come as
+ * strings of many kinds (flat, joined, sliced, internalized: a string's map), so `id.charCodeAt`
+ * and `id.length` in the loop were loads V8 had seen on more than four maps, each a megamorphic
+ * look-up (issue 86: 73 a POST /threads, a char each of its 36-character id, ~4,700 instructions).
+ */
+const charCodeAt = Function.prototype.call.bind(String.prototype.charCodeAt) as (text: string, at: number) => number;
+
 export function shardOf(id: string, shardCount: number): number {
   let hash = FNV_OFFSET;
-  for (let i = 0; i < id.length; i += 1) {
-    hash ^= id.charCodeAt(i);
+  const length = id.length;
+  for (let i = 0; i < length; i += 1) {
+    hash ^= charCodeAt(id, i);
     hash = Math.imul(hash, FNV_PRIME);
   }
   return (hash >>> 0) % shardCount;
