@@ -119,6 +119,12 @@ export interface SseEvent {
   event?: string;
   id?: string;
   data: unknown;
+  /**
+   * The data's text as UTF-8 bytes, in pieces, when its producer holds it as bytes (a protocol
+   * event's log entry): the writers copy them into what they send, and keep no frame of the
+   * event (issue 87). Undefined: the writers read `data`.
+   */
+  dataBytes?(): readonly Uint8Array[] | undefined;
 }
 
 export interface RpcError {

@@ -52,6 +52,18 @@ export class JsonText {
     this.held = undefined;
   }
 
+  /**
+   * The text's UTF-8 bytes, when it is held as bytes (packed now if it was not): a writer
+   * copies them into what it sends instead of decoding the text and encoding it again (issue
+   * 87: a protocol event's frames were made of its decoded text and kept with the event).
+   * Undefined for a text UTF-8 cannot carry (a lone surrogate). Not to be changed.
+   */
+  get utf8(): Buffer | undefined {
+    this.pack();
+    // latin1 is chosen only when every character is ASCII: those bytes are UTF-8's
+    return this.packed?.bytes;
+  }
+
   /** Whether the text has been parsed (its value is then held beside it). */
   get isParsed(): boolean {
     return this.parsed !== undefined;

@@ -36,3 +36,15 @@ test('a parsed text keeps its value when packed; packing twice changes nothing',
   assert.equal(entry.value, value, 'the same value, not parsed again');
   assert.equal(entry.text, '{"k":[1,2,3]}');
 });
+
+test("a text's UTF-8 bytes are its packed bytes, packed when asked; none for a text UTF-8 cannot carry", () => {
+  for (const text of ['{"a":"plain ascii"}', '{"a":"é 中文 😀"}']) {
+    const entry = new JsonText(text);
+    const bytes = entry.utf8;
+    assert.equal(entry.isPacked, true, 'packed when its bytes are asked for');
+    assert.ok(bytes?.equals(Buffer.from(text, 'utf8')));
+    assert.equal(entry.utf8, bytes, 'the same bytes at each read');
+    assert.equal(entry.text, text);
+  }
+  assert.equal(new JsonText(`"lone \ud800"`).utf8, undefined);
+});

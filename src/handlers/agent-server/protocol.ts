@@ -6,27 +6,39 @@
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProtocolService } from '../../domain/agent/service.ts';
-import { eventJson, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
+import { eventJson, eventJsonBytes, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
 import type { FeedStream } from '../../domain/agent/protocol/threadFeed.ts';
 import type { PushableStream } from '../../runtime/transports/pushedStream.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
-// One SSE event per protocol event, whoever receives it: the writers (runtime/transports/sse.ts, the
-// protocol WebSocket) make its bytes once per SSE event object, so all the subscribers of a
-// thread are sent the same bytes (issue 67). Its data is the event's text made when read
-// (eventJson): the writers read it to make the bytes, and a text kept here would be flattened
-// by them into a copy of the event held for its log's life (issue 87).
-const sseOf = new WeakMap<ProtocolEvent, SseEvent>();
+// One SSE event per protocol event and batch: a pushed batch's (below) is one for all the
+// subscribers it goes to, and the writers (runtime/transports/sse.ts, the protocol WebSocket)
+// make its bytes once per batch, so all the subscribers of a thread are sent the same bytes
+// (issue 67). Its data is the event's text made when read (eventJson), or, as the writers read
+// it, the bytes of the text its log entry holds (eventJsonBytes): they copy those into their
+// frames and keep nothing per event (issue 87: an SSE event kept per protocol event, and each
+// writer's frame of it, lived as long as the event's log and were copied by the main thread's
+// scavenges; a text kept here would be flattened by them into a copy of the event).
+class ProtocolSseEvent implements SseEvent {
+  readonly id: string;
+  readonly event: string;
 
-function sseEvent(event: ProtocolEvent): SseEvent {
-  let made = sseOf.get(event);
-  if (!made) {
-    made = Object.defineProperty({ id: event.event_id, event: event.method } as SseEvent, 'data', { enumerable: true, get: () => eventJson(event) });
-    sseOf.set(event, Object.freeze(made));
+  constructor(private readonly source: ProtocolEvent) {
+    this.id = source.event_id;
+    this.event = source.method;
   }
-  return made;
+
+  get data(): string {
+    return eventJson(this.source);
+  }
+
+  dataBytes(): readonly Uint8Array[] | undefined {
+    return eventJsonBytes(this.source);
+  }
 }
+
+const sseEvent = (event: ProtocolEvent): SseEvent => new ProtocolSseEvent(event);
 
 // A pushed batch of protocol events (the same array for every subscriber at the same place)
 // as one frozen batch of SSE events, made once: the SSE writer's bytes are made once per batch.

@@ -56,15 +56,38 @@ const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r'
 // An event object sent to many streams (a thread's protocol events, one object per event for
 // all its subscribers) is framed and encoded once: the bytes are kept with the object, so the
 // frame's text, its UTF-8 encoding and its length are made once per event, not per subscriber
-// (issue 67: with 1,000 subscribers those were 3.7 s of the server's 60).
+// (issue 67: with 1,000 subscribers those were 3.7 s of the server's 60). An event whose data
+// comes as bytes (SseEvent.dataBytes) is framed of them, a copy, and its frame is not kept
+// (issue 87: kept for its log's life, each frame's Buffer was copied by the main thread's
+// scavenges, and its bytes held a second time off the heap).
 const frameBytesOf = new WeakMap<SseEvent, Buffer>();
+const DATA_START = Buffer.from('data: ');
+const FRAME_END = Buffer.from('\n\n');
 
-/** The event's frame as bytes, made once per event object when the object is frozen (shared, so never changed). */
-export function sseFrameBytes(event: SseEvent): Buffer {
+/** The event's frame as bytes, in pieces: of its data's bytes when it has them, else made once per event object when the object is frozen (shared, so never changed). */
+function framePieces(event: SseEvent): readonly Uint8Array[] {
+  const data = event.dataBytes?.();
+  // a line break in the data splits it into lines (formatSseEvent): JSON text has none
+  if (data === undefined || data.some(hasLineBreakByte)) return [keptFrame(event)];
+  let head = '';
+  if (event.event !== undefined) head += `event: ${singleLine(event.event)}\n`;
+  if (event.id !== undefined) head += `id: ${singleLine(event.id)}\n`;
+  return [Buffer.from(head), DATA_START, ...data, FRAME_END];
+}
+
+const hasLineBreakByte = (piece: Uint8Array) => piece.indexOf(0x0a) >= 0 || piece.indexOf(0x0d) >= 0;
+
+function keptFrame(event: SseEvent): Buffer {
   if (!Object.isFrozen(event)) return Buffer.from(formatSseEvent(event));
   let bytes = frameBytesOf.get(event);
   if (!bytes) frameBytesOf.set(event, (bytes = Buffer.from(formatSseEvent(event))));
   return bytes;
+}
+
+/** The event's frame as bytes (see framePieces). */
+export function sseFrameBytes(event: SseEvent): Buffer {
+  const pieces = framePieces(event);
+  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
 }
 
 // A frozen batch (a pushed stream's: the same array for every subscriber at the same place) is
@@ -77,10 +100,11 @@ const CRLF = Buffer.from('\r\n');
 function batchChunk(events: readonly SseEvent[]): { chunk: Buffer; frames: Buffer } {
   let made = batchChunkOf.get(events);
   if (!made) {
-    const frames = events.map(sseFrameBytes);
+    const frames = events.flatMap(framePieces);
     const length = frames.reduce((sum, frame) => sum + frame.length, 0);
-    const chunk = Buffer.concat([Buffer.from(`${length.toString(16)}\r\n`), ...frames, CRLF]);
-    made = { chunk, frames: chunk.subarray(chunk.length - CRLF.length - length, chunk.length - CRLF.length) };
+    const head = Buffer.from(`${length.toString(16)}\r\n`);
+    const chunk = Buffer.concat([head, ...frames, CRLF], head.length + length + CRLF.length);
+    made = { chunk, frames: chunk.subarray(head.length, head.length + length) };
     batchChunkOf.set(events, made);
   }
   return made;
@@ -89,7 +113,7 @@ function batchChunk(events: readonly SseEvent[]): { chunk: Buffer; frames: Buffe
 /** A batch's frames as one buffer, made once per batch when the batch is frozen (a pushed stream's: the same for all its readers). */
 export function sseBatchBytes(events: readonly SseEvent[]): Buffer {
   if (events.length === 1) return sseFrameBytes(events[0]!);
-  if (!Object.isFrozen(events)) return Buffer.concat(events.map(sseFrameBytes));
+  if (!Object.isFrozen(events)) return Buffer.concat(events.flatMap(framePieces));
   return batchChunk(events).frames;
 }
 

@@ -141,6 +141,17 @@ export function eventJson(event: ProtocolEvent): string {
   return text;
 }
 
+/**
+ * eventJson(event) as UTF-8 bytes, in two pieces — the event's numbers, and its log entry's
+ * text after its `{` — when the entry holds its text as bytes (JsonText.utf8); undefined for an
+ * event made here. The writers copy them into the bytes they send (issue 87: the text decoded,
+ * numbered and encoded again, then kept as each writer's frame for the log's life).
+ */
+export function eventJsonBytes(event: ProtocolEvent): [Buffer, Buffer] | undefined {
+  const bytes = wireOfEvent.get(event)?.utf8;
+  return bytes === undefined ? undefined : [Buffer.from(numbersOf(event), 'latin1'), bytes.subarray(1)];
+}
+
 /** The length of eventJson(event), without reading a log entry's text (which may be packed). */
 export function eventJsonLength(event: ProtocolEvent): number {
   const wire = wireOfEvent.get(event);

@@ -23,7 +23,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { paramsProblem, readCommand } from '../../../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from '../sse.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from '../streamWrites.ts';
-import { webSocketTextFrame } from './webSocketFrame.ts';
+import { webSocketTextFrame, webSocketTextHeader } from './webSocketFrame.ts';
 import { isPushable, type PushableStream } from '../pushedStream.ts';
 import type { SseEvent } from '../../contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
@@ -338,7 +338,9 @@ function failure(id: number, status: number, text: string): Dict {
 }
 
 // A frozen event is one object for all its subscribers (a thread's protocol events): its
-// frame is made once, and every socket is sent the same bytes (issue 67).
+// frame is made once, and every socket is sent the same bytes (issue 67). An event whose data
+// comes as bytes (SseEvent.dataBytes) is framed of them, a copy, and its frame is not kept
+// (issue 87: kept for its log's life, it was copied by the main thread's scavenges).
 const frameOf = new WeakMap<SseEvent, Buffer>();
 
 const batchFramesOf = new WeakMap<readonly SseEvent[], Buffer>();
@@ -348,7 +350,7 @@ function batchFrames(batch: readonly SseEvent[]): Buffer {
   if (batch.length === 1) return textFrame(batch[0]!);
   let frames = Object.isFrozen(batch) ? batchFramesOf.get(batch) : undefined;
   if (!frames) {
-    frames = Buffer.concat(batch.map((event) => textFrame(event)));
+    frames = Buffer.concat(batch.flatMap(framePieces));
     if (Object.isFrozen(batch)) batchFramesOf.set(batch, frames);
   }
   return frames;
@@ -356,6 +358,18 @@ function batchFrames(batch: readonly SseEvent[]): Buffer {
 
 /** The event's frame; its data read only to make one (a protocol event's text is made when read: protocol.ts). */
 function textFrame(event: SseEvent): Buffer {
+  const pieces = framePieces(event);
+  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
+}
+
+/** The event's frame in pieces: a header and its data's bytes when it has them, else its frame made once per frozen event. */
+function framePieces(event: SseEvent): readonly Uint8Array[] {
+  const data = event.dataBytes?.();
+  if (data === undefined) return [keptFrame(event)];
+  return [webSocketTextHeader(data.reduce((n, piece) => n + piece.length, 0)), ...data];
+}
+
+function keptFrame(event: SseEvent): Buffer {
   const encode = () => {
     const data = event.data;
     return webSocketTextFrame(Buffer.from(typeof data === 'string' ? data : JSON.stringify(data)));

@@ -6,19 +6,21 @@
 const TEXT_FINAL = 0x81;
 
 export function webSocketTextFrame(payload: Buffer): Buffer {
-  const n = payload.length;
-  const header = n < 126 ? 2 : n < 65536 ? 4 : 10;
-  const frame = Buffer.allocUnsafe(header + n);
-  frame[0] = TEXT_FINAL;
-  if (n < 126) frame[1] = n;
+  return Buffer.concat([webSocketTextHeader(payload.length), payload]);
+}
+
+/** The header of a text message of `n` bytes: the frame is it, then the payload. */
+export function webSocketTextHeader(n: number): Buffer {
+  const header = Buffer.allocUnsafe(n < 126 ? 2 : n < 65536 ? 4 : 10);
+  header[0] = TEXT_FINAL;
+  if (n < 126) header[1] = n;
   else if (n < 65536) {
-    frame[1] = 126;
-    frame.writeUInt16BE(n, 2);
+    header[1] = 126;
+    header.writeUInt16BE(n, 2);
   } else {
-    frame[1] = 127;
-    frame.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
-    frame.writeUInt32BE(n >>> 0, 6);
+    header[1] = 127;
+    header.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
+    header.writeUInt32BE(n >>> 0, 6);
   }
-  payload.copy(frame, header);
-  return frame;
+  return header;
 }

@@ -9,6 +9,7 @@ import { openJournalStore } from '../../../../src/adapters/embedded/journalStore
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import {
   eventJson,
+  eventJsonBytes,
   eventJsonLength,
   framed,
   PROTOCOL_LOG_EVENT,
@@ -182,4 +183,21 @@ test("a stored event's method does not keep its entry's text once the text is he
   assert.equal(stored.method, 'input.requested');
   assert.equal(await longStrings(200_000), before, 'no string of the text left on the heap');
   assert.equal((stored.params.data as string).length, 200_000, 'its params read from the bytes');
+});
+
+test("an event's JSON as bytes is its numbers and its entry's bytes: the same as eventJson's text encoded; none for an event made here", async () => {
+  const entries = ['values', 'custom'].map(
+    (method, i) => new JsonText(JSON.stringify({ method, params: { namespace: [], timestamp: i, data: i ? 'é 😀' : values } })),
+  );
+  const deps = await endedProtocolRun(4, entries);
+  await new Promise((resolve) => setImmediate(resolve));
+  const got: ProtocolEvent[] = [];
+  for await (const event of threadProtocolEvents(deps, 't1', { channels: new Set(['values', 'custom']) }, { owner: '', present: true })) got.push(event);
+  assert.equal(got.length, 2);
+  for (const event of got) {
+    const pieces = eventJsonBytes(event);
+    assert.ok(pieces, `event ${event.seq} has its bytes`);
+    assert.ok(Buffer.concat(pieces).equals(Buffer.from(eventJson(event))), `event ${event.seq}: the same bytes as its text's`);
+  }
+  assert.equal(eventJsonBytes(framed({ method: 'lifecycle', params: { namespace: [], timestamp: 2, data: {} } }, 3)), undefined);
 });

@@ -5,12 +5,9 @@
 // server whose door answers the event operation with a burst of events.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { serveProtocolSocket } from '../../../../src/runtime/transports/websocket/protocolSocket.ts';
-import type { SocketDoor } from '../../../../src/runtime/transports/websocket/socketDoor.ts';
+import { eventSocketServer } from '../../../support/eventSocketServer.ts';
 
 const BURST = 20;
 
@@ -22,17 +19,7 @@ test("a subscription's events ready in one turn are written to the connection at
     for (let i = 0; i < BURST; i += 1) yield { id: `e${i}`, data: JSON.stringify({ type: 'event', seq: i, params: { data: i } }) };
     await new Promise(() => undefined); // then quiet
   }
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const door: SocketDoor = {
-    admit: async () => ({
-      client: 'peer:test',
-      release: () => undefined,
-      call: async (operationId) => (operationId === 'streamThreadEvents' ? { status: 200, stream: events() } : { status: 404, json: '{}' }),
-    }),
-  };
-  serveProtocolSocket(server, door, { maxMessageBytes: 1024 * 1024, idleMs: 60_000 });
+  const { server, port } = await eventSocketServer(events);
   // the server's writes on its side of the connection (the client's side has the port as its remote one)
   let writes = 0;
   const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (this: net.Socket, ...args: unknown[]) => void>;

@@ -6,11 +6,8 @@
 // server sends them again (test/differential/overlappingSubscriptions.ts compares it with upstream).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { serveProtocolSocket } from '../../../../src/runtime/transports/websocket/protocolSocket.ts';
-import type { SocketDoor } from '../../../../src/runtime/transports/websocket/socketDoor.ts';
+import { eventSocketServer } from '../../../support/eventSocketServer.ts';
 import type { BatchSink, PushableStream } from '../../../../src/runtime/transports/pushedStream.ts';
 import type { SseEvent } from '../../../../src/runtime/contract.ts';
 
@@ -32,17 +29,7 @@ async function socketOf() {
       return { resume: () => undefined, close: () => undefined };
     },
   });
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const door: SocketDoor = {
-    admit: async () => ({
-      client: 'peer:test',
-      release: () => undefined,
-      call: async (operationId) => (operationId === 'streamThreadEvents' ? { status: 200, stream: stream() } : { status: 404, json: '{}' }),
-    }),
-  };
-  serveProtocolSocket(server, door, { maxMessageBytes: 1024 * 1024, idleMs: 60_000 });
+  const { server, port } = await eventSocketServer(stream);
   const ws = new WebSocket(`ws://127.0.0.1:${port}/threads/t1/stream/events`);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const seqs: number[] = [];

@@ -4,11 +4,8 @@
 // server whose door answers the event operation with many large events, as a busy thread's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { serveProtocolSocket } from '../../../../src/runtime/transports/websocket/protocolSocket.ts';
-import type { SocketDoor } from '../../../../src/runtime/transports/websocket/socketDoor.ts';
+import { eventSocketServer } from '../../../support/eventSocketServer.ts';
 
 const EVENTS = 8_000;
 const PAYLOAD = 'x'.repeat(10_000); // 80 MB in all
@@ -21,17 +18,8 @@ test('a WebSocket subscriber that stops reading stops its stream being read, and
       yield { id: `e${i}`, data: JSON.stringify({ type: 'event', seq: i, params: { data: PAYLOAD } }) };
     }
   }
-  const server = http.createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const door: SocketDoor = {
-    admit: async () => ({
-      client: 'peer:test',
-      release: () => undefined,
-      call: async (operationId) => (operationId === 'streamThreadEvents' ? { status: 200, stream: events() } : { status: 404, json: '{}' }),
-    }),
-  };
-  serveProtocolSocket(server, door, { maxMessageBytes: 1024 * 1024, idleMs: 60_000 });
+  const { server, port } = await eventSocketServer(events);
+  const base = `http://127.0.0.1:${port}`;
   const ws = new WebSocket(`${base.replace('http', 'ws')}/threads/t1/stream/events`);
   try {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
