@@ -54,6 +54,30 @@ export function matchesFilter(filter: EventFilter, event: ProtocolEvent): boolea
   );
 }
 
+// A stored or framed event's `params` is an accessor, read (and so parsed) only when asked for,
+// own and enumerable as the data's would be (JSON.stringify, a copy, a comparison see it). One
+// getter for all, reading the event's source from a hidden field: a getter made per object (a
+// closure) gives each its own accessor, and V8 then holds the object as a dictionary, ~0.55 KB
+// of heap (issue 87: a stored and a framed event per protocol event, kept for their log's life,
+// ~1.5 KB an event copied by the main thread's scavenges under the subscribers).
+const ENTRY = Symbol('log entry');
+const STORED = Symbol('stored event');
+
+interface EntryBacked {
+  [ENTRY]: JsonText;
+}
+interface StoredBacked {
+  [STORED]: StoredProtocolEvent;
+}
+
+function paramsOfEntry(this: EntryBacked): ProtocolParams {
+  return (this[ENTRY].value as StoredProtocolEvent).params;
+}
+
+function paramsOfStored(this: StoredBacked): ProtocolParams {
+  return this[STORED].params;
+}
+
 // A log entry is one object however many read it (the log keeps it; its JSON text is parsed
 // once): the event made of it, and that event's JSON, are made once too, not once per
 // subscriber (issue 57: with hundreds on a thread, their copies and serialisations were most
@@ -62,10 +86,12 @@ const framedOf = new WeakMap<StoredProtocolEvent, ProtocolEvent>();
 const jsonOfEvent = new WeakMap<ProtocolEvent, string>();
 /**
  * The log entry a stored event was read from (its JSON text, as a run worker wrote it): the
- * entry, not its text, so that a packed entry's text is off V8's heap (JsonText.pack).
+ * entry, not its text, so that a packed entry's text is off V8's heap (JsonText.pack). Held by
+ * the stored event itself (its hidden ENTRY, above), but for an entry whose parse is the event.
  */
-const wireOf = new WeakMap<StoredProtocolEvent, JsonText>();
-const wireOfEvent = new WeakMap<ProtocolEvent, JsonText>();
+const parsedWireOf = new WeakMap<StoredProtocolEvent, JsonText>();
+const wireOf = (stored: StoredProtocolEvent): JsonText | undefined => (stored as Partial<EntryBacked>)[ENTRY] ?? parsedWireOf.get(stored);
+const wireOfEvent = (event: ProtocolEvent): JsonText | undefined => wireOf((event as unknown as StoredBacked)[STORED]);
 
 const storedOfEntry = new WeakMap<JsonText, StoredProtocolEvent>();
 const METHOD_FIRST = '{"method":"';
@@ -87,13 +113,12 @@ export function storedOfText(entry: JsonText): StoredProtocolEvent {
   if (method === undefined || method.includes('\\')) {
     // not the worker's shape (or an escaped method): its parse is the event
     stored = entry.value as StoredProtocolEvent;
-    if (end >= 0) wireOf.set(stored, entry);
+    if (end >= 0) parsedWireOf.set(stored, entry);
   } else {
-    stored = Object.defineProperty({ method } as StoredProtocolEvent, 'params', {
+    stored = Object.defineProperty(Object.defineProperty({ method } as StoredProtocolEvent, ENTRY, { value: entry }), 'params', {
       enumerable: true,
-      get: () => (entry.value as StoredProtocolEvent).params,
+      get: paramsOfEntry,
     });
-    wireOf.set(stored, entry);
   }
   storedOfEntry.set(entry, stored);
   return stored;
@@ -113,13 +138,12 @@ export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent 
   if (made?.seq === seq) return made;
   // the log holds what the run's source made of the graph's events: one of the contract's
   // events; its params are the stored event's, read (and so parsed) only when asked for
-  const event = Object.defineProperty({ type: 'event', event_id: String(seq), seq, method: stored.method } as ProtocolEvent, 'params', {
-    enumerable: true,
-    get: () => stored.params,
-  });
+  const event = Object.defineProperty(
+    Object.defineProperty({ type: 'event', event_id: String(seq), seq, method: stored.method } as ProtocolEvent, STORED, { value: stored }),
+    'params',
+    { enumerable: true, get: paramsOfStored },
+  );
   framedOf.set(stored, event);
-  const wire = wireOf.get(stored);
-  if (wire !== undefined) wireOfEvent.set(event, wire);
   return event;
 }
 
@@ -134,7 +158,7 @@ export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent 
  * subscribers). An event made here (no text to start from) is serialised once, and kept.
  */
 export function eventJson(event: ProtocolEvent): string {
-  const wire = wireOfEvent.get(event);
+  const wire = wireOfEvent(event);
   if (wire !== undefined) return `${numbersOf(event)}${wire.text.slice(1)}`;
   let text = jsonOfEvent.get(event);
   if (text === undefined) jsonOfEvent.set(event, (text = JSON.stringify(event)));
@@ -148,13 +172,13 @@ export function eventJson(event: ProtocolEvent): string {
  * numbered and encoded again, then kept as each writer's frame for the log's life).
  */
 export function eventJsonBytes(event: ProtocolEvent): [Buffer, Buffer] | undefined {
-  const bytes = wireOfEvent.get(event)?.utf8;
+  const bytes = wireOfEvent(event)?.utf8;
   return bytes === undefined ? undefined : [Buffer.from(numbersOf(event), 'latin1'), bytes.subarray(1)];
 }
 
 /** The length of eventJson(event), without reading a log entry's text (which may be packed). */
 export function eventJsonLength(event: ProtocolEvent): number {
-  const wire = wireOfEvent.get(event);
+  const wire = wireOfEvent(event);
   return wire === undefined ? eventJson(event).length : numbersOf(event).length + wire.length - 1;
 }
 

@@ -201,3 +201,19 @@ test("an event's JSON as bytes is its numbers and its entry's bytes: the same as
   }
   assert.equal(eventJsonBytes(framed({ method: 'lifecycle', params: { namespace: [], timestamp: 2, data: {} } }, 3)), undefined);
 });
+
+test("a log entry's stored and framed events are small objects, their params own and enumerable as data's (issue 87: a getter made per object made each a dictionary, ~0.55 KB)", async () => {
+  const { liveHeapUsed } = await import('../../../support/liveHeap.ts');
+  const text = JSON.stringify({ method: 'values', params: { namespace: ['a:1'], timestamp: 1, data: { n: 1 } } });
+  const entries = Array.from({ length: 20_000 }, () => new JsonText(text));
+  for (const entry of entries) entry.pack();
+  const before = liveHeapUsed();
+  const events = entries.map((entry, i) => framed(storedOfText(entry), i + 1));
+  const perEvent = (liveHeapUsed() - before) / entries.length;
+  assert.ok(perEvent < 400, `${Math.round(perEvent)} bytes of heap an event (stored and framed), under 400`);
+  const event = events[6]!;
+  assert.deepEqual(event, { type: 'event', event_id: '7', seq: 7, method: 'values', params: { namespace: ['a:1'], timestamp: 1, data: { n: 1 } } });
+  assert.deepEqual(Object.keys(event), ['type', 'event_id', 'seq', 'method', 'params']);
+  assert.equal(JSON.stringify(event), eventJson(event));
+  assert.deepEqual({ ...storedOfText(entries[0]!) }, JSON.parse(text), "a stored event's copy is its entry's data");
+});
