@@ -55,6 +55,51 @@ export function frozenCopy<T>(value: T): T {
   return Object.freeze(copy) as T;
 }
 
+/**
+ * frozenCopy(value), sharing each part that holds the same data as the part of `previous` at
+ * the same place (a frozen value: a record as the store holds it): the same keys in the same
+ * order, the same primitives (Object.is), parts shared the same way. A record set again with
+ * most of what it held — a thread's values after a run, every message of them but the new ones
+ * — keeps the objects it had instead of a new copy of each (issue 87: a thread's values, all of
+ * its messages copied at every run's end, were most of what the store's value cache gained a
+ * run under 1,000 subscribers, each copy held until the next run and so copied by the main
+ * thread's scavenges). The copy is what frozenCopy would make: the same JSON, frozen.
+ */
+export function frozenCopyAlong<T>(value: T, previous: unknown): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (previous === null || typeof previous !== 'object' || !Object.isFrozen(previous)) return frozenCopy(value);
+  if (Array.isArray(value)) {
+    if (!Array.isArray(previous)) return frozenCopy(value);
+    const items: unknown[] = new Array(value.length);
+    let same = value.length === previous.length;
+    for (let i = 0; i < value.length; i += 1) {
+      items[i] = frozenCopyAlong(value[i], previous[i]);
+      same &&= Object.is(items[i], previous[i]);
+    }
+    return (same ? previous : items.length === 0 ? EMPTY_ARRAY : Object.freeze(items)) as T;
+  }
+  if (!isPlainObject(value) || Array.isArray(previous) || Object.getPrototypeOf(previous) !== Object.getPrototypeOf(value)) return frozenCopy(value);
+  const keys = Object.keys(value);
+  const before = Object.keys(previous);
+  let same = keys.length === before.length;
+  const items: unknown[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    const was = Object.hasOwn(previous, key) ? (previous as Record<string, unknown>)[key] : undefined;
+    items[i] = frozenCopyAlong((value as Record<string, unknown>)[key], was);
+    same &&= before[i] === key && Object.is(items[i], was);
+  }
+  if (same) return previous as T;
+  if (keys.length === 0 && Object.getPrototypeOf(value) === Object.prototype) return EMPTY_OBJECT as T;
+  const copy: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
+  for (let i = 0; i < keys.length; i += 1) {
+    // a key named __proto__ (JSON.parse makes it an own property) is data, not the prototype
+    if (keys[i] === '__proto__') Object.defineProperty(copy, '__proto__', { value: items[i], enumerable: true, writable: true, configurable: true });
+    else copy[keys[i]!] = items[i];
+  }
+  return Object.freeze(copy) as T;
+}
+
 /** The heap counted so far by frozenCopyMeasured's walk, and how it counts a frozen part it shares. */
 let copyHeap = 0;
 let heapOfShared: (part: object) => number = () => 0;

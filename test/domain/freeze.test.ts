@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { frozenCopy, frozenFromJson, jsonTextOf, madeFromJson } from '../../src/domain/freeze.ts';
+import { frozenCopy, frozenCopyAlong, frozenFromJson, jsonTextOf, madeFromJson } from '../../src/domain/freeze.ts';
 
 test('a frozen copy holds the same data, frozen all through, and shares what was frozen already', () => {
   const shared = Object.freeze({ a: 1 });
@@ -98,4 +98,42 @@ test('a value made from JSON text is frozen all through as frozenCopy would give
   ] as const)
     assert.equal(madeFromJson(frozenFromJson(json) as object)?.depth, depth, json);
   assert.equal(madeFromJson(frozenCopy(JSON.parse(text) as object)), undefined, 'a value not made from its text has none');
+});
+
+test('a frozen copy along a previous value shares each part holding the same data, and copies the rest', () => {
+  const message = (i: number) => ({ type: 'human', content: `message ${i}`, id: `m${i}`, additional_kwargs: {}, extra: [i, null, { deep: true }] });
+  const previous = frozenCopy({ messages: [message(0), message(1)], count: 2 });
+  const next = { messages: [message(0), message(1), message(2)], count: 3 };
+  const copy = frozenCopyAlong(next, previous);
+  assert.deepEqual(copy, next);
+  assert.equal(JSON.stringify(copy), JSON.stringify(frozenCopy(next)), 'the same JSON as a copy');
+  assert.ok(Object.isFrozen(copy) && Object.isFrozen(copy.messages) && Object.isFrozen(copy.messages[2]));
+  assert.equal(copy.messages[0], previous.messages[0], 'an unchanged message is the one held before');
+  assert.equal(copy.messages[1], previous.messages[1]);
+  assert.notEqual(copy.messages, previous.messages, 'the list that grew is new');
+  assert.notEqual(copy.messages[2], next.messages[2], 'the new message is copied');
+
+  // the whole value the same: the previous value itself
+  assert.equal(frozenCopyAlong({ messages: [message(0), message(1)], count: 2 }, previous), previous);
+  // a changed field deep inside: only its path is new
+  const changed = frozenCopyAlong({ messages: [message(0), { ...message(1), extra: [1, null, { deep: false }] }], count: 2 }, previous);
+  assert.equal(changed.messages[0], previous.messages[0]);
+  assert.notEqual(changed.messages[1], previous.messages[1]);
+  assert.equal(changed.messages[1]!.additional_kwargs, previous.messages[1]!.additional_kwargs, 'its unchanged parts shared');
+  assert.equal((changed.messages[1]!.extra[2] as { deep: boolean }).deep, false);
+});
+
+test('a frozen copy along a previous value shares nothing whose JSON would differ: key order, a key more, -0, a class, a previous not frozen', () => {
+  const previous = frozenCopy({ a: { x: 1, y: 2 }, b: { z: 0 }, c: { w: [1] } });
+  const copy = frozenCopyAlong({ a: { y: 2, x: 1 }, b: { z: -0 }, c: { w: [1], v: undefined } }, previous);
+  assert.notEqual(copy.a, previous.a, 'keys in another order');
+  assert.ok(Object.is(copy.b.z, -0), '-0 kept');
+  assert.notEqual(copy.c, previous.c, 'a key more (undefined)');
+  assert.equal(copy.c.w, previous.c.w, 'its equal part still shared');
+  const date = new Date(0);
+  assert.equal(frozenCopyAlong({ d: date }, frozenCopy({ d: {} })).d, date, 'a class instance frozen in place, as frozenCopy does');
+  const loose = { a: { x: 1, y: 2 } };
+  assert.notEqual(frozenCopyAlong({ a: { x: 1, y: 2 } }, loose).a, loose.a, 'a previous value not frozen is not shared (someone may change it)');
+  const proto = frozenCopyAlong(JSON.parse('{"__proto__":{"p":1}}') as Record<string, unknown>, previous);
+  assert.deepEqual(Object.keys(proto), ['__proto__'], 'a key named __proto__ stays data');
 });

@@ -29,7 +29,7 @@ import { describingIndex, readIndexedRecords, type DescribingIndex } from './pag
 import { holdsFew, type IndexedRecord } from './indexRows.ts';
 import { fileBytes, groupedTrailer, groupedTrailerOf, pagedTrailer, pagedTrailerOf, readTrailerRows, type TrailerIndex } from './shardTrailer.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
-import { deepFreeze, frozenCopy, madeFromJson } from '../../domain/freeze.ts';
+import { deepFreeze, frozenCopy, frozenCopyAlong, madeFromJson } from '../../domain/freeze.ts';
 import { copyWith } from '../../domain/copyWith.ts';
 import { CollectionState, keptKeys, keysOf, placeOf, wholeEntry, type Kept } from './collectionState.ts';
 import { RecordGroups, type Group, type RecordSet } from './recordGroups.ts';
@@ -782,7 +782,17 @@ export class JournalStore implements Store {
     const current = earlier.has(key) ? earlier.get(key) : this.handle(op.collection).readLoaded(op.id);
     if (current === undefined || current === null) return null;
     const matched = op.whileAny !== undefined && this.handle(op.whileAny.collection).anyLoaded(op.whileAny.where);
-    return { collection: op.collection, id: op.id, value: copyWith(current, fieldsSet(op, matched)) };
+    // what a field set holds the same as the record did (a thread's values after a run: its
+    // messages but the new ones) stays the record's objects, not a new copy of each (freeze.ts)
+    const set = fieldsSet(op, matched);
+    const fields: Record<string, unknown> = {};
+    for (const key of Object.keys(set)) {
+      const was = Object.hasOwn(current, key) ? (current as Record<string, unknown>)[key] : undefined;
+      // an own "__proto__" stays a property (copyWith keeps it so)
+      if (key === '__proto__') Object.defineProperty(fields, key, { value: set[key], writable: true, enumerable: true, configurable: true });
+      else fields[key] = frozenCopyAlong(set[key], was);
+    }
+    return { collection: op.collection, id: op.id, value: copyWith(current, fields) };
   }
 
   /** The write's SetOps as the puts they are now (putNow), each on the record as the ops before it in the write leave it. */
