@@ -22,7 +22,7 @@ import {
 } from '../../domain/ports/store.ts';
 import { PagedFiles, ValueCache, cacheCost, frozenCopyAndCost, readValues, type Location } from './pagedValues.ts';
 import { heapWithin, jsonTextBytes, TOO_DEEP } from './heapSize.ts';
-import { knownPart, mayBeWrittenWhole, recordPieces, rememberParts, writtenWhole, type FreshPart } from './writtenParts.ts';
+import { knownPart, mayBeWrittenWhole, recordPieces, rememberParts, writtenWhole, type FreshPart, type LinePiece } from './writtenParts.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES, GROUPED_COLLECTIONS, WRITTEN_ONCE, groupOf } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, type DescribingIndex } from './pagedIndex.ts';
@@ -1518,7 +1518,7 @@ type Place = Omit<Location, 'file'>;
  */
 function pagedOpText(
   op: [string, string, number, object],
-  pieces: string[],
+  pieces: LinePiece[],
   given?: string,
   triedWhole = false,
 ): { at: number; len: number; fresh: FreshPart[] } {
@@ -1547,8 +1547,8 @@ function serialise(
   lines: JournalOp[],
   paged: boolean[],
   given: (string | undefined)[] = [],
-): { pieces: string[]; bytes: number; places: (Place | undefined)[]; fresh: FreshPart[][] } {
-  let pieces: string[] | undefined;
+): { pieces: LinePiece[]; bytes: number; places: (Place | undefined)[]; fresh: FreshPart[][] } {
+  let pieces: LinePiece[] | undefined;
   let bytes = 0;
   let problem = '';
   const places: (Place | undefined)[] = [];
@@ -1595,7 +1595,7 @@ function serialise(
         fresh[0] = [];
         pieces = [whole, '\n'];
       } else {
-        const made: string[] = ['['];
+        const made: LinePiece[] = ['['];
         bytes = 1; // the opening bracket
         lines.forEach((op, i) => {
           if (i > 0) made.push(',');
@@ -1658,14 +1658,15 @@ export function plainHeadLength(collection: string, id: string, seq: number): nu
 }
 
 /** A line's pieces (serialise) encoded as UTF-8 into one buffer of `bytes`, each piece written where the last ended: no joined text first. */
-function lineBytes(pieces: readonly string[], bytes: number): Buffer {
+function lineBytes(pieces: readonly LinePiece[], bytes: number): Buffer {
   if (pieces.length === 1) return Buffer.from(pieces[0]!);
   const buffer = Buffer.allocUnsafe(bytes);
   let at = 0;
   // a line written whole ends in a piece that is its newline (serialise): set as the byte it is, not encoded by a call of its own
   for (const piece of pieces) {
     if (piece === '\n') buffer[at++] = 0x0a;
-    else at += buffer.write(piece, at);
+    else if (typeof piece === 'string') at += buffer.write(piece, at);
+    else at += piece.copy(buffer, at);
   }
   if (at !== bytes) throw new Error(`a journal line of ${bytes} bytes was encoded as ${at}`);
   return buffer;

@@ -13,10 +13,18 @@ import { jsonTextOf } from '../../domain/freeze.ts';
 export const KNOWN_PART_CHARS = 1024;
 
 interface Known {
-  json: string;
-  /** Its estimated heap and its text's (heapSize.ts). */
+  /**
+   * Its JSON text as UTF-8 bytes, off V8's heap: spliced into the line as they are (issue 87: a
+   * thread's values' text, every message of the thread, made anew at each run's end and held
+   * until the next, was copied by the main thread's scavenges).
+   */
+  bytes: Buffer;
+  /** Its estimated heap and its text's (heapSize.ts): what the value cache counts it by. */
   heap: number;
 }
+
+/** A piece of a journal line: text, or a remembered part's bytes (Known.bytes). */
+export type LinePiece = string | Buffer;
 
 /** Keyed by the kept (frozen) part: an entry lives as long as some kept record or reader holds the part. */
 const known = new WeakMap<object, Known>();
@@ -48,9 +56,9 @@ export function knownPart(part: unknown): Known | undefined {
  * (noPartToKeep), is serialised whole.
  */
 export function recordJson(value: object): { json: string | undefined; fresh: FreshPart[] } {
-  const pieces: string[] = [];
+  const pieces: LinePiece[] = [];
   const { written, fresh } = recordPieces(value, pieces);
-  return { json: written ? pieces.join('') : undefined, fresh };
+  return { json: written ? pieces.map((piece) => piece.toString()).join('') : undefined, fresh };
 }
 
 /**
@@ -62,7 +70,7 @@ export function recordJson(value: object): { json: string | undefined; fresh: Fr
  * `triedWhole`: the caller made the record's whole text (or its line's) and writtenWhole said
  * it holds a part to keep: it goes part by part without that text made again.
  */
-export function recordPieces(value: object, pieces: string[], triedWhole = false): { written: boolean; fresh: FreshPart[] } {
+export function recordPieces(value: object, pieces: LinePiece[], triedWhole = false): { written: boolean; fresh: FreshPart[] } {
   const start = pieces.length;
   const whole = (): { written: boolean; fresh: FreshPart[] } => {
     pieces.length = start;
@@ -82,7 +90,7 @@ export function recordPieces(value: object, pieces: string[], triedWhole = false
   let first = true;
   for (const key of Object.keys(value)) {
     const part = (value as Record<string, unknown>)[key];
-    let json = knownPart(part)?.json;
+    let json: LinePiece | undefined = knownPart(part)?.bytes;
     if (json === undefined) {
       // a field's toJSON is called with its key by JSON.stringify: the whole value is, then
       if (hasToJSON(part)) return whole();
@@ -216,6 +224,17 @@ export function rememberParts(kept: object, fresh: readonly FreshPart[]): void {
     const part = (kept as Record<string, unknown>)[key];
     if (part === null || typeof part !== 'object' || !Object.isFrozen(part) || !isPlain(part) || known.has(part)) continue;
     // the heap taken of the part as written holds for its kept copy (frozenCopy: the same keys and items)
-    known.set(part, { json, heap: heap ?? heapBytesOf(part) + heapBytesOf(json) });
+    known.set(part, { bytes: ownBytes(json), heap: heap ?? heapBytesOf(part) + heapBytesOf(json) });
   }
+}
+
+/**
+ * The text's UTF-8 bytes in memory of their own: a short Buffer.from is a slice of Node's shared
+ * 8-KB pool, and one remembered part kept after the others of its slab were let go would keep
+ * the whole slab.
+ */
+function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
 }

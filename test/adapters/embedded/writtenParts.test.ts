@@ -7,10 +7,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore, STORE_MAX_DEPTH } from '../../../src/adapters/embedded/journalStore.ts';
-import { KNOWN_PART_CHARS, knownPart, mayBeWrittenWhole, recordJson, recordPieces, writtenWhole } from '../../../src/adapters/embedded/writtenParts.ts';
+import {
+  KNOWN_PART_CHARS,
+  knownPart,
+  mayBeWrittenWhole,
+  recordJson,
+  recordPieces,
+  writtenWhole,
+  type LinePiece,
+} from '../../../src/adapters/embedded/writtenParts.ts';
 import { heapBytesOf, heapWithin, jsonTextBytes, TOO_DEEP } from '../../../src/adapters/embedded/heapSize.ts';
 import { tempDir } from '../../support/tempDirs.ts';
 import { frozenFromJson } from '../../../src/domain/freeze.ts';
+import { longStrings } from '../../support/liveHeap.ts';
 
 interface Thread {
   thread_id: string;
@@ -263,12 +272,16 @@ test("recordPieces' pieces join into recordJson's text, a remembered part's text
     await threads.put('t', { thread_id: 't', status: 'idle', values: history(10) });
     const kept = (await threads.get('t'))!;
     for (const record of [{ ...kept, status: 'busy' }, {}, { only: undefined }, { a: 1, values: kept.values, z: [null] }]) {
-      const pieces: string[] = [];
+      const pieces: LinePiece[] = [];
       const { written } = recordPieces(record, pieces);
       assert.equal(written, true);
-      assert.equal(pieces.join(''), JSON.stringify(record));
-      assert.equal(pieces.join(''), recordJson(record).json);
-      if ('values' in record) assert.ok(pieces.includes(JSON.stringify(kept.values)), 'the values are one piece');
+      const text = pieces.map((piece) => piece.toString()).join('');
+      assert.equal(text, JSON.stringify(record));
+      assert.equal(text, recordJson(record).json);
+      if ('values' in record) {
+        const piece = pieces.find((p) => p.toString() === JSON.stringify(kept.values));
+        assert.ok(Buffer.isBuffer(piece), "the values are one piece, their remembered bytes (off V8's heap)");
+      }
     }
     await store.close();
   } finally {
@@ -400,7 +413,8 @@ test("a thread's values made from their text are not walked again by the store's
     await threads.put('t', { thread_id: 't', status: 'idle', values });
     assert.equal(counted.reads(), 0, "the values' fields were read by the write");
     // what is remembered of them is what the store's own walk gives
-    assert.deepEqual(knownPart(values), { json: text, heap: heapWithin(values, STORE_MAX_DEPTH - 1, jsonTextBytes(text).narrow)! + jsonTextBytes(text).bytes });
+    const heap = heapWithin(values, STORE_MAX_DEPTH - 1, jsonTextBytes(text).narrow)! + jsonTextBytes(text).bytes;
+    assert.deepEqual(knownPart(values), { bytes: Buffer.from(text), heap });
     assert.equal(knownPart(values)!.heap, heapBytesOf(values) + heapBytesOf(text));
     assert.deepEqual(await threads.get('t'), { thread_id: 't', status: 'idle', values: JSON.parse(text) });
     await store.close();
@@ -521,15 +535,42 @@ test("a run's trace, written once with its final record, is not remembered; its 
     const kept = (await runs.get('r1'))!;
     assert.deepEqual(kept, record);
     assert.equal(knownPart(kept.trace), undefined, 'the trace: not remembered');
-    assert.equal(knownPart(kept.kwargs)?.json, JSON.stringify(record.kwargs), 'the kwargs: remembered');
+    assert.equal(knownPart(kept.kwargs)?.bytes.toString(), JSON.stringify(record.kwargs), 'the kwargs: remembered');
     await threads.put('t1', { thread_id: 't1', status: 'idle', values: history(3) });
     const thread = (await threads.get('t1'))!;
-    assert.equal(knownPart(thread.values)?.json, JSON.stringify(history(3)), "a thread's values: remembered");
+    assert.equal(knownPart(thread.values)?.bytes.toString(), JSON.stringify(history(3)), "a thread's values: remembered");
     // the same record written again (its status): the same line as JSON.stringify, the trace serialised again
     await runs.put('r1', { ...kept, status: 'error' });
     const line = JSON.parse(lastLine(dataDir)) as [[string, string, number, unknown]];
     assert.equal(lastLine(dataDir), JSON.stringify([['runs', 'r1', line[0][2], { ...record, status: 'error' }]]));
     await store.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a remembered part's text is held as bytes, off V8's heap, and written again from them as JSON.stringify writes it (issue 87)", async () => {
+  const dataDir = tempDir('agentplane-written-parts-');
+  try {
+    const store = await openJournalStore({ dataDir });
+    const threads = store.collection<Thread>('threads', { indexes: ['status'] });
+    const values = history(600); // ~300 KB of text, no string in it longer than ~215 characters
+    const textChars = 600 * 2 * 200;
+    await threads.put('t', { thread_id: 't', status: 'busy', values: history(1) });
+    await threads.get('t');
+    const before = await longStrings(textChars);
+    // as a run's end sets them
+    await store.write([{ collection: 'threads', id: 't', set: { status: 'idle', values } }]);
+    const kept = (await threads.get('t'))!;
+    // before the text is made here for the comparison (an async function's frame keeps its temporaries)
+    assert.equal(await longStrings(textChars), before, 'no string of the text on the heap');
+    assert.ok(knownPart(kept.values)?.bytes.equals(Buffer.from(JSON.stringify(values))), 'remembered, as its UTF-8 bytes');
+    // written again with the same values (a run's enqueue): from the remembered bytes
+    await store.write([{ collection: 'threads', id: 't', set: { status: 'busy' } }]);
+    await store.close();
+    const again = await openJournalStore({ dataDir });
+    assert.deepEqual(await again.collection<Thread>('threads', { indexes: ['status'] }).get('t'), { thread_id: 't', status: 'busy', values });
+    await again.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -17,7 +17,7 @@ import {
   storedOfText,
   type ProtocolEvent,
 } from '../../../../src/domain/agent/protocol/events.ts';
-import { getHeapSnapshot } from 'node:v8';
+import { longStrings } from '../../../support/liveHeap.ts';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
 import { CollectionRunStore } from '../../../../src/adapters/run-storage/collectionRunStore.ts';
@@ -59,21 +59,6 @@ test("an event read from its log entry's text is sent as that text, numbered, wi
   assert.deepEqual(JSON.parse(text), { type: 'event', event_id: '9', seq: 9, method: 'values', params: { namespace: [], timestamp: 1, data: values } });
   assert.equal(text, JSON.stringify(got[0]), 'the same text as serialising it would make');
 });
-
-/** How many strings of at least `chars` characters this process's heap holds (a snapshot of it). */
-async function longStrings(chars: number): Promise<number> {
-  const parts: string[] = [];
-  for await (const chunk of getHeapSnapshot()) parts.push(chunk.toString());
-  const snapshot = JSON.parse(parts.join('')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
-  const fields = snapshot.snapshot.meta.node_fields;
-  const [typeAt, sizeAt] = [fields.indexOf('type'), fields.indexOf('self_size')];
-  const types = snapshot.snapshot.meta.node_types[0];
-  let count = 0;
-  // a flat string's own size is its characters (one byte each here) and a header
-  for (let i = 0; i < snapshot.nodes.length; i += fields.length)
-    if (types[snapshot.nodes[i + typeAt]!] === 'string' && snapshot.nodes[i + sizeAt]! >= chars) count += 1;
-  return count;
-}
 
 test("an event read from its entry's text keeps no second copy of it once its text has been written out (issue 87)", async () => {
   const long = 'x'.repeat(200_000);
