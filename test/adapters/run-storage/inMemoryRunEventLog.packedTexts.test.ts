@@ -4,27 +4,13 @@
 // string it came as; every later reader reads the same text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getHeapSnapshot } from 'node:v8';
+import { longStrings } from '../../support/liveHeap.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { JsonText } from '../../../src/shared/jsonText.ts';
 import type { RunEvent } from '../../../src/domain/agent/runs/runEvent.ts';
 
 const CHARS = 300_000;
-
-/** How many strings of at least CHARS characters this process's heap holds (a snapshot of it: after a full collection). */
-async function longStrings(): Promise<number> {
-  const parts: string[] = [];
-  for await (const chunk of getHeapSnapshot()) parts.push(chunk.toString());
-  const snapshot = JSON.parse(parts.join('')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] };
-  const fields = snapshot.snapshot.meta.node_fields;
-  const [typeAt, sizeAt] = [fields.indexOf('type'), fields.indexOf('self_size')];
-  const types = snapshot.snapshot.meta.node_types[0];
-  let count = 0;
-  for (let i = 0; i < snapshot.nodes.length; i += fields.length)
-    if (types[snapshot.nodes[i + typeAt]!] === 'string' && snapshot.nodes[i + sizeAt]! >= CHARS) count += 1;
-  return count;
-}
 
 /** A long event's text, as a run worker posts it; only the log is given it. */
 const eventText = (n: number) => JSON.stringify({ method: 'custom', params: { namespace: [], timestamp: n, data: `${n}`.padEnd(CHARS, 'x') } });
@@ -34,7 +20,7 @@ test("a published event's text is read as it came in its turn, held as bytes fro
   await log.open('r1', 'owner', 't1');
   const live = log.join('r1');
   const first = live.next();
-  const before = await longStrings();
+  const before = await longStrings(CHARS);
   log.publish('r1', 'protocol', new JsonText(eventText(1)));
   const read = (await first).value as RunEvent;
   const entry = read.data as JsonText;
@@ -42,7 +28,7 @@ test("a published event's text is read as it came in its turn, held as bytes fro
   assert.equal(entry.text, eventText(1));
   await nextTurn();
   assert.equal(entry.isPacked, true);
-  assert.equal(await longStrings(), before, 'no string of its text left on the heap');
+  assert.equal(await longStrings(CHARS), before, 'no string of its text left on the heap');
   // the run ends; a later reader reads the same text
   log.publish('r1', 'protocol', new JsonText(eventText(2)));
   await log.end('r1');
