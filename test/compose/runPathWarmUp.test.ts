@@ -20,8 +20,8 @@ import { tempDir } from '../support/server.ts';
 import type { RunExecutor } from '../../src/domain/agent/graphs/runContext.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { uuid7 } from '../../src/domain/agent/ids.ts';
+import { testRunWorkerPool } from '../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const marker = path.join(tempDir(), 'loads');
 /** What reached the server's store and first reads: each call by its name. */
 const touched: string[] = [];
@@ -46,9 +46,9 @@ function watched<T extends object>(target: T, name: string): T {
 before(async () => {
   process.env.LOAD_MARKER_FILE = marker;
   store = await openJournalStore({ dataDir: null });
-  pool = new RunWorkerPool({
+  pool = testRunWorkerPool({
     size: 2,
-    setup: { graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' }, baseDir: ROOT, functions: 'plain', fresh: false },
+    graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' },
     store: watched(store, 'store'),
     runs: watched(new CollectionRunStore(store), 'runs'),
     log: createLogger('debug', {}, (line) => lines.push(line)),

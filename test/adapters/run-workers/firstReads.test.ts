@@ -4,19 +4,15 @@
 // a thread still each continue from the state the one before left.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import { storeView } from '../../support/storeViews.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
 /** Every read made of the store, with whether the run had been handed to its worker yet. */
 interface Read {
@@ -54,12 +50,9 @@ describe('a run in a worker is sent its first reads', () => {
   before(async () => {
     store = await openJournalStore({ dataDir: null });
     const recorded = recording(store, reads, () => handedOver);
-    pool = new RunWorkerPool({
-      size: 1,
-      setup: { graphs: { echo: './examples/graphs/echo.ts:echo', agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
+    pool = testRunWorkerPool({
+      graphs: { echo: './examples/graphs/echo.ts:echo', agent: './examples/graphs/agent.ts:agent' },
       store: recorded,
-      runs: new CollectionRunStore(recorded),
-      log: createLogger('error'),
       kindOf: (run) => (run.graph_id === 'agent' ? 'langgraph' : 'plain'),
     });
   });

@@ -7,38 +7,25 @@
 // with a short idle time so the test is quick. Bounds are generous: the machine may be loaded.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import type { RunOutput } from '../../../src/domain/agent/graphs/runContext.ts';
-import { withCompiledModules } from '../../support/compiledGraphs.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const MB = 1024 * 1024;
 const IDLE_MS = 300;
 
 /** A pool of `size` workers running the hoarding graphs, retiring idle workers after IDLE_MS. */
 function hoardingPool(store: Awaited<ReturnType<typeof openJournalStore>>, size: number): RunWorkerPool {
-  return new RunWorkerPool({
-    size,
-    setup: {
-      graphs: withCompiledModules(
-        { graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', hoardThenAsk: './test/fixtures/graphs/hoard.ts:hoardThenAsk' } },
-        ROOT,
-      ).graphs!,
-      baseDir: ROOT,
-      functions: 'plain',
-      fresh: false,
-    },
+  return testRunWorkerPool({
+    graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', hoardThenAsk: './test/fixtures/graphs/hoard.ts:hoardThenAsk' },
     store,
-    runs: new CollectionRunStore(store),
-    log: createLogger('error'),
+    compiled: true,
+    size,
     // a first small run grows a fresh worker's heap ~15 MB (lazy imports, compiled code): half this
     retirement: { idleMs: IDLE_MS, heapGrowthBytes: 32 * MB },
   });

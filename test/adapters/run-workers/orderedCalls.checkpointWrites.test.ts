@@ -5,22 +5,19 @@
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { emptyCheckpoint } from '@langchain/langgraph';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { OrderedCalls } from '../../../src/adapters/run-workers/orderedCalls.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import { storeView, withPut } from '../../support/storeViews.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A promise with its resolve and reject at hand. */
@@ -309,12 +306,9 @@ describe('a run worker’s checkpoint writes', () => {
           ? inner
           : withPut(inner, (id, value) => landing([(value as { checkpoint_id: string }).checkpoint_id], () => inner.put(id, value))),
     });
-    pool = new RunWorkerPool({
-      size: 1,
-      setup: { graphs: { agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
+    pool = testRunWorkerPool({
+      graphs: { agent: './examples/graphs/agent.ts:agent' },
       store: slowFirst,
-      runs: new CollectionRunStore(slowFirst),
-      log: createLogger('error'),
       kindOf: () => 'langgraph',
     });
   });

@@ -3,29 +3,23 @@
 // run's life kept it, for the whole run, on the main thread, through its scavenges.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool, type Handover } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import { liveHeapUsed } from '../../support/liveHeap.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 let pool: RunWorkerPool;
 let store: Store;
 
 before(async () => {
   store = await openJournalStore({ dataDir: null });
-  pool = new RunWorkerPool({
-    size: 1,
-    setup: { graphs: { slow: './test/fixtures/agent-server/graphs.ts:slowEcho' }, baseDir: ROOT, functions: 'plain', fresh: false },
+  pool = testRunWorkerPool({
+    graphs: { slow: './test/fixtures/agent-server/graphs.ts:slowEcho' },
     store,
-    runs: new CollectionRunStore(store),
-    log: createLogger('error'),
     kindOf: () => 'plain',
   });
 });

@@ -4,18 +4,15 @@
 // write, and the run ends once they are all made.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { WriteOp } from '../../../src/domain/ports/store.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import { storeView } from '../../support/storeViews.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const checkpointIds = (ops: WriteOp[]) =>
   ops.flatMap((op) => (op.collection === 'checkpoints' && 'value' in op ? [(op.value as { checkpoint_id: string }).checkpoint_id] : []));
 
@@ -34,12 +31,9 @@ describe('a run worker pool with an orderedWrite', () => {
         return store.write(ops);
       },
     });
-    pool = new RunWorkerPool({
-      size: 1,
-      setup: { graphs: { agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
+    pool = testRunWorkerPool({
+      graphs: { agent: './examples/graphs/agent.ts:agent' },
       store: view,
-      runs: new CollectionRunStore(view),
-      log: createLogger('error'),
       kindOf: () => 'langgraph',
       orderedWrite: async (ops) => {
         ordered.push(...checkpointIds(ops));

@@ -6,19 +6,13 @@
 // answered while the first tenant's runs still hold theirs (issue 83). Counted, not timed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import type { RunOutput } from '../../../src/domain/agent/graphs/runContext.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { withCompiledModules } from '../../support/compiledGraphs.ts';
-
-const root = path.resolve(import.meta.dirname, '../../..');
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
 /** The worker thread that ran a `hoard` run (its answer). */
 const workerOf = (output: RunOutput) => (output.values as { messages: { content: string }[] }).messages.at(-1)!.content;
@@ -26,17 +20,11 @@ const workerOf = (output: RunOutput) => (output.values as { messages: { content:
 test("a lone tenant's runs, one computing, are all in one worker of two; another tenant's run gets the other at once", { timeout: 120_000 }, async () => {
   const store = await openJournalStore({ dataDir: null });
   // as the composition makes it with auth off or keys of one tenant (no tenantShares)
-  const pool = new RunWorkerPool({
-    size: 2,
-    setup: {
-      graphs: withCompiledModules({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', busy: './test/fixtures/graphs/workers.ts:busy' } }, root).graphs!,
-      baseDir: root,
-      functions: 'plain',
-      fresh: false,
-    },
+  const pool = testRunWorkerPool({
+    graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', busy: './test/fixtures/graphs/workers.ts:busy' },
     store,
-    runs: new CollectionRunStore(store),
-    log: createLogger('error'),
+    compiled: true,
+    size: 2,
   });
   const stop = new AbortController();
   const runOf = (graph_id: string, context: Record<string, unknown>, owner?: string): RunRecord =>

@@ -6,17 +6,13 @@
 // tenant's run does not wait for a worker's start (~1 s of a core, 5 s seen at load 21).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { withCompiledModules } from '../../support/compiledGraphs.ts';
 import { cancelRuns, runStatuses, twoTenants, type TenantRun, type TwoTenants } from '../../support/twoTenants.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
 const SLOTS = 4;
 let tenants: TwoTenants;
@@ -62,20 +58,13 @@ test("B's run finds a worker A may not hold: it is answered before any of A's ru
 });
 
 test('a tenant holding its share of the workers has the one left for the others started at once', { timeout: 60_000 }, async () => {
-  const root = path.resolve(import.meta.dirname, '../../..');
   const store = await openJournalStore({ dataDir: null });
-  const pool = new RunWorkerPool({
+  const pool = testRunWorkerPool({
+    graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' },
+    store,
+    compiled: true,
     size: 2,
     tenantShares: true,
-    setup: {
-      graphs: withCompiledModules({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' } }, root).graphs!,
-      baseDir: root,
-      functions: 'plain',
-      fresh: false,
-    },
-    store,
-    runs: new CollectionRunStore(store),
-    log: createLogger('error'),
   });
   const stop = new AbortController();
   try {

@@ -4,19 +4,16 @@
 // "sync" run's writes are each answered, as LangGraph waits for each put.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { ToWorker } from '../../../src/adapters/run-workers/protocol.ts';
 import type { WriteOp } from '../../../src/domain/ports/store.ts';
 import { pendingRun } from '../../support/runRecords.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const checkpointIds = (ops: WriteOp[]) =>
   ops.flatMap((op) => (op.collection === 'checkpoints' && 'value' in op ? [(op.value as { checkpoint_id: string }).checkpoint_id] : []));
 
@@ -41,12 +38,9 @@ describe('a run worker pool, its runs that defer failures', () => {
       return (postMessage as (...args: unknown[]) => void).call(this, message, ...rest);
     } as typeof postMessage;
     store = await openJournalStore({ dataDir: null });
-    pool = new RunWorkerPool({
-      size: 1,
-      setup: { graphs: { agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
+    pool = testRunWorkerPool({
+      graphs: { agent: './examples/graphs/agent.ts:agent' },
       store,
-      runs: new CollectionRunStore(store),
-      log: createLogger('error'),
       kindOf: () => 'langgraph',
       orderedWrite: async (ops) => {
         const [first] = ops;

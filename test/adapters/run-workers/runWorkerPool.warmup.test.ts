@@ -6,13 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { tempDir } from '../../support/server.ts';
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const marker = path.join(tempDir(), 'loads');
 let store: Store;
 let pool: RunWorkerPool;
@@ -21,12 +19,10 @@ before(async () => {
   // the workers copy the environment they start with
   process.env.LOAD_MARKER_FILE = marker;
   store = await openJournalStore({ dataDir: null });
-  pool = new RunWorkerPool({
-    size: 2,
-    setup: { graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' }, baseDir: ROOT, functions: 'plain', fresh: false },
+  pool = testRunWorkerPool({
+    graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' },
     store,
-    runs: new CollectionRunStore(store),
-    log: createLogger('error'),
+    size: 2,
     kindOf: () => 'plain',
   });
 });

@@ -7,15 +7,13 @@
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { uuid6 } from '@langchain/langgraph-checkpoint';
 import { Client } from '@langchain/langgraph-sdk';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
+import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { RunsAhead } from '../../../src/adapters/run-workers/runsAhead.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logging/logger.ts';
@@ -24,9 +22,7 @@ import { pendingRun } from '../../support/runRecords.ts';
 import { type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
-import { withCompiledModules } from '../../support/compiledGraphs.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
 type Stored = { checkpoint_id: string; parent_checkpoint_id?: string | null; run_id?: string; metadata?: unknown };
 
@@ -39,20 +35,10 @@ describe('a thread’s next run started ahead in its worker', () => {
 
   before(async () => {
     store = await openJournalStore({ dataDir: null });
-    pool = new RunWorkerPool({
-      size: 1,
-      setup: {
-        graphs: withCompiledModules(
-          { graphs: { agent: './examples/graphs/agent.ts:agent', slow: './test/fixtures/graphs/streamWhileBusy.ts:waitThenAnswer' } },
-          ROOT,
-        ).graphs!,
-        baseDir: ROOT,
-        functions: 'plain',
-        fresh: false,
-      },
+    pool = testRunWorkerPool({
+      graphs: { agent: './examples/graphs/agent.ts:agent', slow: './test/fixtures/graphs/streamWhileBusy.ts:waitThenAnswer' },
       store,
-      runs: new CollectionRunStore(store),
-      log: createLogger('error'),
+      compiled: true,
       kindOf: () => 'langgraph',
     });
     ahead = new RunsAhead(pool, async (threadId) => nextOn.get(threadId) ?? null, { kindOf: () => 'langgraph', log: createLogger('error') });
