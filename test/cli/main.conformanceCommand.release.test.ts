@@ -129,16 +129,24 @@ describe('agentplane conformance --url', () => {
     let output = '';
     cli.stdout!.on('data', (d) => (output += d));
     cli.stderr!.on('data', (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => cli.once('exit', (code) => resolve(code)));
-    // under way: the suite has made threads and assistants of its own
-    for (let i = 0; ; i++) {
+    let ended: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) => cli.once('exit', (code) => resolve((ended = code))));
+    // under way: the suite has made threads and assistants of its own (a wall-clock bound: a poll of a busy server is slow)
+    const madeBy = Date.now() + 60_000;
+    for (;;) {
       const now = await held();
       if (now.threads.length > was.threads.length + 2 && now.assistants.length > was.assistants.length) break;
-      assert.ok(i < 600, `the suite made nothing in 60 s:\n${output.slice(-2000)}`);
+      assert.equal(ended, undefined, `the command ended (exit ${ended}) before a poll saw what the suite made:\n${output.slice(-2000)}`);
+      assert.ok(Date.now() < madeBy, `the suite made nothing in 60 s:\n${output.slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     process.kill(-cli.pid!, 'SIGINT');
-    const code = await exited;
+    // the suite waits for its requests under way (15 s at most) and deletes: far less than this, or a hang to report
+    const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(resolve, 150_000, 'hung').unref())]);
+    if (code === 'hung') {
+      process.kill(-cli.pid!, 'SIGKILL');
+      assert.fail(`the command did not end within 150 s of Ctrl-C:\n${output.slice(-3000)}`);
+    }
     // the moment the command has ended, not later: what the suite made is gone already
     assert.deepEqual(await held(), was, `exit ${code}: ${output.slice(-2000)}`);
     assert.equal(code, 130, output.slice(-2000));
