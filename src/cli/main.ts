@@ -22,6 +22,7 @@ import { onLateRefusal } from '../runtime/lateRefusal.ts';
 import { IDLE_COLLECTION, startIdleCollector } from '../runtime/idle/idleCollector.ts';
 import { growYoungGenerationAtOnce } from '../runtime/idle/youngGenerationGrowth.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
+import { watchConformanceRunner } from './conformanceRunner.ts';
 import { keepTickShape } from '../runtime/tickShape.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
@@ -499,24 +500,14 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
       ...(options.seed === undefined ? {} : { FUZZ_SEED: options.seed }),
     },
   });
-  // Ctrl-C or SIGTERM: passed to the suite's process alone, which deletes what it made and
-  // then ends; node's test runner, given the signal, ended at once and this command with it,
-  // while the deleting went on behind the prompt (and was cut if the terminal closed). Before
-  // the suite's process has started, the runner is stopped instead.
-  let interrupted: NodeJS.Signals | null = null;
-  const pass = (signal: NodeJS.Signals) => {
-    if (interrupted) return;
-    interrupted = signal;
-    const suitePid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : NaN);
-    if (Number.isInteger(suitePid) && suitePid > 0) process.kill(suitePid, signal);
-    else child.kill(signal);
-  };
-  process.on('SIGINT', () => pass('SIGINT'));
-  process.on('SIGTERM', () => pass('SIGTERM'));
-  child.on('exit', (code, signal) => {
-    fs.rmSync(path.dirname(pidFile), { recursive: true, force: true });
-    process.exit(interrupted ? (interrupted === 'SIGINT' ? 130 : 143) : (code ?? (signal ? 1 : 0)));
-  });
+  // Ctrl-C or SIGTERM goes to the suite's process alone; a runner left spinning once the suite has ended is stopped (conformanceRunner.ts)
+  const runner = watchConformanceRunner(child, { pidFile });
+  process.on('SIGINT', () => runner.interrupt('SIGINT'));
+  process.on('SIGTERM', () => runner.interrupt('SIGTERM'));
+  const { code, note } = await runner.ended;
+  fs.rmSync(path.dirname(pidFile), { recursive: true, force: true });
+  if (note) console.error(note);
+  process.exit(code);
 }
 
 async function main(argv: string[]): Promise<void> {
