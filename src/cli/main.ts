@@ -21,6 +21,7 @@ import { startBanner } from './startBanner.ts';
 import { onLateRefusal } from '../runtime/lateRefusal.ts';
 import { IDLE_COLLECTION, startIdleCollector } from '../runtime/idle/idleCollector.ts';
 import { growYoungGenerationAtOnce } from '../runtime/idle/youngGenerationGrowth.ts';
+import { optimiseHotCodeSooner } from '../runtime/earlyOptimisation.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
 import { watchConformanceRunner } from './conformanceRunner.ts';
 import { keepTickShape } from '../runtime/tickShape.ts';
@@ -73,6 +74,8 @@ function toArgv(options: Record<string, unknown>, extra: string[] = []): string[
 }
 
 async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean, defaultData = false): Promise<void> {
+  // before the graphs load and the run workers start: their hot code optimised sooner (runtime/earlyOptimisation.ts)
+  optimiseHotCodeSooner();
   let config = loadConfig(argv);
   // dev in a folder with no project file: a person at a terminal may have one scaffolded
   if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
