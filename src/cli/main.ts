@@ -21,10 +21,10 @@ import { startBanner } from './startBanner.ts';
 import { onLateRefusal } from '../runtime/lateRefusal.ts';
 import { IDLE_COLLECTION, startIdleCollector } from '../runtime/idle/idleCollector.ts';
 import { growYoungGenerationAtOnce } from '../runtime/idle/youngGenerationGrowth.ts';
-import { optimiseHotCodeSooner } from '../runtime/earlyOptimisation.ts';
+import { optimiseHotCodeSooner } from '../runtime/v8/earlyOptimisation.ts';
 import { processTempDir } from '../shared/processTempDir.ts';
 import { watchConformanceRunner } from './conformanceRunner.ts';
-import { keepTickShape } from '../runtime/tickShape.ts';
+import { keepTickShape } from '../runtime/v8/tickShape.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {
@@ -74,7 +74,7 @@ function toArgv(options: Record<string, unknown>, extra: string[] = []): string[
 }
 
 async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean, defaultData = false): Promise<void> {
-  // before the graphs load and the run workers start: their hot code optimised sooner (runtime/earlyOptimisation.ts)
+  // before the graphs load and the run workers start: their hot code optimised sooner (runtime/v8/earlyOptimisation.ts)
   optimiseHotCodeSooner();
   let config = loadConfig(argv);
   // dev in a folder with no project file: a person at a terminal may have one scaffolded
@@ -515,7 +515,7 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   // before the start's first full collection: nextTick's tick objects built inline for the life
-  // of the process, not by V8's runtime (runtime/tickShape.ts)
+  // of the process, not by V8's runtime (runtime/v8/tickShape.ts)
   keepTickShape();
   const program = buildCli();
   const first = argv[0];

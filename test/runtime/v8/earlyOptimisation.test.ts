@@ -1,11 +1,11 @@
-// V8's interrupt budget for the server's process (runtime/earlyOptimisation.ts): an eighth of
+// V8's interrupt budget for the server's process (runtime/v8/earlyOptimisation.ts): an eighth of
 // node's default unless node was given one. In a node of its own: a function made hot by the
 // same few calls is optimised at the server's budget and not yet at node's default, and the run
 // workers' isolates share the setting (a worker started after it is set).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { interruptBudgetGiven } from '../../src/runtime/earlyOptimisation.ts';
+import { interruptBudgetGiven } from '../../../src/runtime/v8/earlyOptimisation.ts';
 
 test('an interrupt budget given to node, on its command line or in NODE_OPTIONS, is the user’s', () => {
   assert.equal(interruptBudgetGiven(['--interrupt-budget=67584']), true);
@@ -21,7 +21,7 @@ test('an interrupt budget given to node, on its command line or in NODE_OPTIONS,
  * worker started after the module set the budget; `optimise` says whether the module runs first.
  */
 function optimisedAfter(calls: number, optimise: boolean, nodeArgs: string[] = []): { main: boolean; worker: boolean } {
-  const module = new URL('../../src/runtime/earlyOptimisation.ts', import.meta.url).href;
+  const module = new URL('../../../src/runtime/v8/earlyOptimisation.ts', import.meta.url).href;
   const script = `
     const { Worker } = require('node:worker_threads');
     const probe = (calls) => {

@@ -1,4 +1,4 @@
-// The tick objects' shape held (runtime/tickShape.ts). In a node of its own: nextTick's
+// The tick objects' shape held (runtime/v8/tickShape.ts). In a node of its own: nextTick's
 // literal has feedback and no caller of it is optimised yet (200 ticks), one full collection
 // comes with no tick object alive, then more ticks. Without the held object the records of the
 // literal's computed keys turn megamorphic (every tick built by V8's runtime from then on); with
@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { tickSymbols } from '../../src/runtime/tickShape.ts';
+import { tickSymbols } from '../../../src/runtime/v8/tickShape.ts';
 
-const MODULE = new URL('../../src/runtime/tickShape.ts', import.meta.url).href;
+const MODULE = new URL('../../../src/runtime/v8/tickShape.ts', import.meta.url).href;
 
 /** The states of nextTick's DefineKeyedOwnPropertyInLiteral records after the sequence above, and whether the held object has a real tick's map. */
 function afterCollection(keep: boolean): { states: string[]; sameMap: string } {
