@@ -3,7 +3,10 @@
 // every outgoing connection for its local end: in the seconds before the process binds, any
 // client on the machine may take that port, and the process then fails with EADDRINUSE (seen in
 // CI: the upstream dev server's port taken while it compiled). Ports below the range are never
-// given to a connection, so one is picked there, at random, and tried.
+// given to a connection, so one is picked there, at random, and tried. Nor is a port fetch refuses
+// to connect to (the Fetch standard's "bad ports": undici fails such a request with "bad port"
+// before any connection, so a server there is out of reach of every fetch and browser; seen in CI:
+// the Dockerfile test's container on 10080).
 import fs from 'node:fs';
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
@@ -13,6 +16,11 @@ const LOWEST = 10_000;
 /** A port handed out is not handed out again by this process for this long (it may not be bound yet). */
 const HELD_MS = 120_000;
 const TRIES = 64;
+
+/** The ports of 1024 and up that fetch refuses to connect to (the Fetch standard's port blocking; node's fetch reads the same list). */
+export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
+  1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
 
 export interface PortRange {
   low: number;
@@ -39,15 +47,18 @@ function ephemeralRange(): PortRange | null {
 
 const handedOut = new Map<number, number>();
 
-/** A TCP port on 127.0.0.1 that was free a moment ago, outside the ephemeral range where there is one. */
-export async function freePort(): Promise<number> {
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, outside the ephemeral range where there is
+ * one, and one fetch connects to. `pick` draws a port in [low, high) (tests give their own).
+ */
+export async function freePort(pick: (low: number, high: number) => number = randomInt): Promise<number> {
   const ephemeral = ephemeralRange();
   if (ephemeral && ephemeral.low - LOWEST >= 1_000) {
     const now = Date.now();
     for (const [port, at] of handedOut) if (now - at > HELD_MS) handedOut.delete(port);
     for (let attempt = 0; attempt < TRIES; attempt += 1) {
-      const port = randomInt(LOWEST, ephemeral.low);
-      if (handedOut.has(port) || !(await listensOn(port))) continue;
+      const port = pick(LOWEST, ephemeral.low);
+      if (FETCH_BLOCKED_PORTS.has(port) || handedOut.has(port) || !(await listensOn(port))) continue;
       handedOut.set(port, now);
       return port;
     }

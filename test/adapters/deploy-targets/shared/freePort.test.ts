@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
-import { freePort, parsePortRange } from '../../../../src/adapters/deploy-targets/shared/freePort.ts';
+import { FETCH_BLOCKED_PORTS, freePort, parsePortRange } from '../../../../src/adapters/deploy-targets/shared/freePort.ts';
 
 const RANGE_FILE = '/proc/sys/net/ipv4/ip_local_port_range';
 
@@ -41,5 +41,29 @@ describe('freePort', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
+  });
+
+  it(
+    'never hands out a port fetch refuses to connect to (CI: a container on 10080, "bad port")',
+    { skip: !fs.existsSync(RANGE_FILE) && 'no ephemeral range file here' },
+    async () => {
+      // the draw offers 10080 first, then a port fetch reaches
+      const offers = [10_080, 10_080, 10_081];
+      const port = await freePort(() => offers.shift() ?? 10_082);
+      assert.ok(!FETCH_BLOCKED_PORTS.has(port), `${port} handed out`);
+    },
+  );
+
+  it("holds the ports node's own fetch refuses, and only those, from 1024 up", async () => {
+    const refused = async (port: number) => {
+      try {
+        await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(5_000) });
+        return false;
+      } catch (err) {
+        return ((err as Error).cause as Error | undefined)?.message === 'bad port';
+      }
+    };
+    for (const port of FETCH_BLOCKED_PORTS) assert.ok(await refused(port), `fetch connects to ${port}`);
+    for (const port of [1718, 1721, 6001, 10_079, 10_081, 32_767]) assert.equal(await refused(port), false, `fetch refuses ${port}`);
   });
 });
