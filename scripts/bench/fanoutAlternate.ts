@@ -5,7 +5,8 @@
 // compiled and the work tree may change meanwhile. On a shared machine only the ratios within
 // one run mean anything: this prints each turn's figures and the medians side by side. Each
 // turn measures the bare node:http broadcaster too (the ceiling, fanoutCeiling.ts) right after
-// its tree, at that tree's event rate.
+// its tree, at that tree's event rate. `<git ref>@<flag>,<flag>` runs that ref's server with those
+// node flags (the same ref twice, one with flags: what a V8 setting does to the fan-out).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './agentplane.ts';
@@ -20,9 +21,11 @@ if (refs.length < 2) throw new Error('usage: fanoutAlternate.ts <git ref> <git r
 const rounds = Number(process.argv[4] ?? 3);
 const subscribers = Number(process.argv[5] ?? 1000);
 const log = (line: string) => console.log(line);
-const contenders = refs.map((ref) => {
+const contenders = refs.map((arg) => {
+  const [ref, flags = ''] = arg.split('@');
   const built = prepareBaseline(ref, log);
-  return { name: `${ref} (${built.commit.slice(0, 7)})`, root: built.root };
+  const nodeArgs = flags.split(',').filter(Boolean);
+  return { name: `${ref} (${built.commit.slice(0, 7)})${nodeArgs.length ? ` ${nodeArgs.join(' ')}` : ''}`, root: built.root, nodeArgs };
 });
 const figures = new Map<string, FanoutFigure[]>(contenders.map((c) => [c.name, []]));
 
@@ -31,7 +34,7 @@ for (let round = 0; round < rounds; round += 1) {
   for (const c of order) {
     const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-ab-'));
     log(`round ${round + 1}: ${c.name}`);
-    const ap = await startFanoutServer(work, c.root);
+    const ap = await startFanoutServer(work, c.root, c.nodeArgs);
     try {
       const f = await measureFanout(
         { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH, settled: () => waitForSettledStart(() => ap.rss()) },
