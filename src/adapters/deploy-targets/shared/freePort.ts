@@ -74,7 +74,15 @@ function listensOn(port: number): Promise<boolean> {
   });
 }
 
-function kernelPort(): Promise<number> {
+/** A port the kernel hands out, drawn again while it is one fetch refuses (an ephemeral range may reach down to them). */
+async function kernelPort(): Promise<number> {
+  for (;;) {
+    const port = await kernelDraw();
+    if (!FETCH_BLOCKED_PORTS.has(port)) return port;
+  }
+}
+
+function kernelDraw(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -54,7 +54,7 @@ describe('freePort', () => {
     },
   );
 
-  it("holds the ports node's own fetch refuses, and only those, from 1024 up", async () => {
+  it("holds the ports node's own fetch refuses from 1024 up, and not their neighbours", async () => {
     const refused = async (port: number) => {
       try {
         await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(5_000) });
