@@ -15,22 +15,19 @@
 // reader's thread, which grows past it anyway), not for the main thread's, made at the process's
 // start. 8 MB holds a run's allocations twice over; V8 still grows the space to its own 16 MB
 // under load. A semi-space size given to node by the user is left as it is.
-import v8 from 'node:v8';
+import { nodeWasGiven, setV8FlagUnlessGiven } from '../../runtime/v8/flagUnlessGiven.ts';
 
 /** The least size (MB) V8 keeps a run worker's semi-spaces at: its young generation holds two of them. */
 export const RUN_WORKER_MIN_SEMI_SPACE_MB = 8;
 
-let applied = false;
+const SEMI_SPACE_GIVEN = /--(min|max)[-_]semi[-_]space[-_]size/;
 
 /** Whether node was given a semi-space size (on its command line or in NODE_OPTIONS): the user's, left as it is. */
 export function semiSpaceGiven(nodeOptions: readonly string[]): boolean {
-  return nodeOptions.some((option) => /--(min|max)[-_]semi[-_]space[-_]size/.test(option));
+  return nodeWasGiven(SEMI_SPACE_GIVEN, nodeOptions);
 }
 
 /** Sets V8's floor for the semi-spaces of every isolate made from now on, once; not where node was given a semi-space size. */
 export function keepYoungGenerationFloor(): void {
-  if (applied) return;
-  applied = true;
-  if (semiSpaceGiven([...process.execArgv, process.env.NODE_OPTIONS ?? ''])) return;
-  v8.setFlagsFromString(`--min-semi-space-size=${RUN_WORKER_MIN_SEMI_SPACE_MB}`);
+  setV8FlagUnlessGiven('min-semi-space-size', RUN_WORKER_MIN_SEMI_SPACE_MB, SEMI_SPACE_GIVEN);
 }

@@ -10,22 +10,19 @@
 // scavenges in the same burst. Its size at rest is left to V8 as before (shrunk, for idle RSS).
 // V8 reads the factor at each growth, for every isolate (the run workers' too, which start at 8 MB
 // of their own and reach the same maximum); a factor given to node by the user is left as it is.
-import v8 from 'node:v8';
+import { nodeWasGiven, setV8FlagUnlessGiven } from '../v8/flagUnlessGiven.ts';
 
 /** By how much V8 grows a young generation that fills with survivors: at once to its maximum. */
 export const SEMI_SPACE_GROWTH_FACTOR = 16;
 
+const FACTOR_GIVEN = /--semi[-_]space[-_]growth[-_]factor/;
+
 /** Whether node was given a growth factor (on its command line or in NODE_OPTIONS): the user's, left as it is. */
 export function growthFactorGiven(nodeOptions: readonly string[]): boolean {
-  return nodeOptions.some((option) => /--semi[-_]space[-_]growth[-_]factor/.test(option));
+  return nodeWasGiven(FACTOR_GIVEN, nodeOptions);
 }
-
-let applied = false;
 
 /** Sets V8's growth factor for young generations, once; not where node was given one. */
 export function growYoungGenerationAtOnce(): void {
-  if (applied) return;
-  applied = true;
-  if (growthFactorGiven([...process.execArgv, process.env.NODE_OPTIONS ?? ''])) return;
-  v8.setFlagsFromString(`--semi-space-growth-factor=${SEMI_SPACE_GROWTH_FACTOR}`);
+  setV8FlagUnlessGiven('semi-space-growth-factor', SEMI_SPACE_GROWTH_FACTOR, FACTOR_GIVEN);
 }

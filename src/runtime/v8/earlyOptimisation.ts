@@ -13,22 +13,19 @@
 // (freshThreadsCpu.ts, fresh servers alternating). V8 reads the flag each time it resets a
 // function's budget, in every isolate of the process (the run workers' too); a budget given to
 // node by the user is left as it is.
-import v8 from 'node:v8';
+import { nodeWasGiven, setV8FlagUnlessGiven } from './flagUnlessGiven.ts';
 
 /** V8's interrupt budget for the server's process: an eighth of node 20's default (67,584). */
 export const INTERRUPT_BUDGET = 8448;
 
+const BUDGET_GIVEN = /--interrupt[-_]budget(?![-_])/;
+
 /** Whether node was given an interrupt budget (on its command line or in NODE_OPTIONS): the user's, left as it is. */
 export function interruptBudgetGiven(nodeOptions: readonly string[]): boolean {
-  return nodeOptions.some((option) => /--interrupt[-_]budget(?![-_])/.test(option));
+  return nodeWasGiven(BUDGET_GIVEN, nodeOptions);
 }
-
-let applied = false;
 
 /** Sets V8's interrupt budget for the process, once; not where node was given one. */
 export function optimiseHotCodeSooner(): void {
-  if (applied) return;
-  applied = true;
-  if (interruptBudgetGiven([...process.execArgv, process.env.NODE_OPTIONS ?? ''])) return;
-  v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
+  setV8FlagUnlessGiven('interrupt-budget', INTERRUPT_BUDGET, BUDGET_GIVEN);
 }
