@@ -19,9 +19,15 @@
 // thread's share of a core over the timed part (near 1: that thread bounds runs/s) with the kernel's part of
 // its CPU, the helpers one by one, and how long each busy thread was ready to run but waited for a core
 // (schedstat's run delay) beside how much of the two cores sat idle: waits with idle cores beside them
-// come from when the threads want the cores (bursts), not from how much they want.
-import { spawn, type ChildProcess } from 'node:child_process';
+// come from when the threads want the cores (bursts), not from how much they want; with it, how often
+// each busy thread slept a run (its voluntary switches) and the main thread's write and read system
+// calls a run. FRESH_CPU_TIMELINE=<dir>: every thread and the client sampled each 10 ms by a process of
+// its own (threadTimeline.mjs), printed in 100-ms steps: where the round is bound by the client's
+// creates and where by the run worker alone. FRESH_CPU_PIN=worker|split: the experiment of holding
+// the run worker on core 1 (and, with `split`, everything else on core 0) over the timed part.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
@@ -113,6 +119,26 @@ function threadStats(pid: number): Map<number, string[]> {
   return out;
 }
 
+/** Each thread's sleeps so far (its voluntary context switches: each one a later wake that may wait for a core), by thread id. */
+function threadSleeps(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      out.set(Number(task), Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return out;
+}
+
+/** The main thread's write and read system calls so far (/proc/<pid>/task/<pid>/io: syscw, syscr). */
+function mainSyscalls(pid: number): { writes: number; reads: number } {
+  const io = fs.readFileSync(`/proc/${pid}/task/${pid}/io`, 'utf8');
+  return { writes: Number(/^syscw:\s+(\d+)/m.exec(io)?.[1] ?? 0), reads: Number(/^syscr:\s+(\d+)/m.exec(io)?.[1] ?? 0) };
+}
+
 /** Each thread's minor page faults so far (stat field 10), by thread id. */
 const threadFaults = (stats: Map<number, string[]>): Map<number, number> => new Map([...stats].map(([tid, f]) => [tid, Number(f[7])]));
 /** Each thread's CPU time in the kernel so far (stat field 15, stime, in clock ticks of 10 ms), by thread id. */
@@ -147,6 +173,68 @@ function perfOf(pid: number, name: string): ChildProcess | undefined {
   return spawn('perf', ['record', '-q', '-F', '1999', '-g', '-p', String(pid), '-o', path.join(perfDir, `${name.replace(/\W+/g, '-')}.data`)], {
     stdio: 'ignore',
   });
+}
+
+/**
+ * FRESH_CPU_PIN=worker|split (an experiment, root only): over the timed part the run worker (the
+ * server's busiest thread but its main one so far) is held on core 1; `split` holds every other
+ * thread of the server and the client on core 0 too. It bounds what the cores' sharing costs.
+ */
+function pinThreads(pid: number): void {
+  const how = process.env.FRESH_CPU_PIN;
+  if (!how) return;
+  const cpu = threadCpu(pid);
+  const worker = [...cpu].filter(([tid]) => tid !== pid).sort((a, b) => b[1] - a[1])[0]![0];
+  execFileSync('taskset', ['-p', '-c', '1', String(worker)], { stdio: 'ignore' });
+  if (how !== 'split') return;
+  for (const tid of [...cpu.keys(), ...fs.readdirSync(`/proc/${process.pid}/task`).map(Number)])
+    if (tid !== worker) execFileSync('taskset', ['-p', '-c', '0', String(tid)], { stdio: 'ignore' });
+}
+
+const timelineDir = process.env.FRESH_CPU_TIMELINE && path.resolve(process.env.FRESH_CPU_TIMELINE);
+function timelineOf(pid: number, name: string): { child: ChildProcess; file: string } | undefined {
+  if (!timelineDir) return undefined;
+  fs.mkdirSync(timelineDir, { recursive: true });
+  const file = path.join(timelineDir, `${name.replace(/\W+/g, '-')}.json`);
+  const script = path.join(ROOT, 'scripts/bench/threadTimeline.mjs');
+  return { child: spawn(process.execPath, [script, String(pid), String(process.pid), '10', file], { stdio: 'inherit' }), file };
+}
+
+interface TimelineSample {
+  t: number;
+  server: Record<string, [number, number]>;
+  client: Record<string, [number, number]>;
+  idleMs: number;
+}
+
+/**
+ * The timed part in 100-ms steps: each step's share of a core for the main thread, the busiest
+ * other thread (the run worker), the server's other threads, the client, the worker's wait for a
+ * core, and the machine's idle cores (of 2; /proc/stat counts in 10-ms ticks).
+ */
+function showTimeline(file: string, pid: number): void {
+  const samples = JSON.parse(fs.readFileSync(file, 'utf8')) as TimelineSample[];
+  const first = samples[0]!;
+  const last = samples.at(-1)!;
+  const grew = (tid: string) => (last.server[tid]?.[0] ?? 0) - (first.server[tid]?.[0] ?? 0);
+  const worker = Object.keys(last.server)
+    .filter((tid) => tid !== String(pid))
+    .sort((a, b) => grew(b) - grew(a))[0]!;
+  const at = (s: TimelineSample, tid: string, field: 0 | 1) => s.server[tid]?.[field] ?? 0;
+  const sum = (r: Record<string, [number, number]>, skip: string[] = []) => Object.entries(r).reduce((n, [tid, v]) => (skip.includes(tid) ? n : n + v[0]), 0);
+  console.log(`  timeline (100 ms steps; share of a core: main, worker +${Number(worker) - pid}, worker's wait, other server threads, client; idle of 2):`);
+  let from = first;
+  const rows: string[] = [];
+  for (const s of samples) {
+    if (s.t - from.t < 100 && s !== last) continue;
+    const ms = s.t - from.t;
+    const share = (a: number, b: number) => ((a - b) / ms).toFixed(2);
+    rows.push(
+      `${(from.t - first.t).toFixed(0).padStart(5)} ${share(at(s, String(pid), 0), at(from, String(pid), 0))} ${share(at(s, worker, 0), at(from, worker, 0))} ${share(at(s, worker, 1), at(from, worker, 1))} ${share(sum(s.server, [String(pid), worker]), sum(from.server, [String(pid), worker]))} ${share(sum(s.client), sum(from.client))} ${share(s.idleMs, from.idleMs)}`,
+    );
+    from = s;
+  }
+  console.log(rows.map((r) => `    ${r}`).join('\n'));
 }
 
 function moveOut(from: string, to: string): void {
@@ -197,6 +285,8 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         const sample = () => ({
           threads: threadCpu(ap.pid),
           waits: threadWaits(ap.pid),
+          sleeps: threadSleeps(ap.pid),
+          syscalls: mainSyscalls(ap.pid),
           clientWait: threadWaits(process.pid).get(process.pid) ?? 0,
           idleMs: machineIdleMs(),
           ...(() => {
@@ -207,20 +297,29 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
           client: process.cpuUsage(),
           monoUs: monoUs(),
         });
+        // FRESH_CPU_TIMELINE=<dir>: every thread sampled each 10 ms over the timed part, by a process of its own
+        let timeline: { child: ChildProcess; file: string } | undefined;
         let before: ReturnType<typeof sample> | undefined;
         let after: typeof before;
         const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
           started: () => {
+            pinThreads(ap.pid);
             perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
+            timeline ??= timelineOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
             before = sample();
           },
           ended: () => {
             after = sample();
             perf?.kill('SIGINT');
+            timeline?.child.kill('SIGTERM');
           },
         });
         if (client === (round % 2 ? [...clients].reverse() : clients)[0]) windows.push({ fromUs: before!.monoUs, toUs: after!.monoUs, runs: r.runs });
         if (r.failed) console.log(`  ${r.failed} runs not success`);
+        if (timeline) {
+          if (timeline.child.exitCode === null) await once(timeline.child, 'exit');
+          showTimeline(timeline.file, ap.pid);
+        }
         const used = [...after!.threads].map(([tid, ms]) => ({ tid, ms: ms - (before!.threads.get(tid) ?? 0) }));
         const main = used.find((u) => u.tid === ap.pid)!.ms;
         const others = used.filter((u) => u.tid !== ap.pid).sort((a, b) => b.ms - a.ms);
@@ -263,6 +362,19 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
               .join(
                 ', ',
               )}, client ${((after!.clientWait - before!.clientWait) / wallMs).toFixed(2)}; the machine's cores idle ${((after!.idleMs - before!.idleMs) / wallMs).toFixed(2)} of 2`,
+          );
+          console.log(
+            `  the main thread's system calls a run: ${((after!.syscalls.writes - before!.syscalls.writes) / r.runs).toFixed(2)} writes, ${((after!.syscalls.reads - before!.syscalls.reads) / r.runs).toFixed(2)} reads`,
+          );
+          // sleeps a run and the mean wait for a core a wake: few sleeps with long waits are a busy thread preempted, not slow wakes
+          const sleeps = (tid: number) => (after!.sleeps.get(tid) ?? 0) - (before!.sleeps.get(tid) ?? 0);
+          const perWake = (tid: number) =>
+            `${(sleeps(tid) / r.runs).toFixed(2)} (${((1000 * waited(tid) * wallMs) / Math.max(1, sleeps(tid))).toFixed(0)} µs waited a wake)`;
+          console.log(
+            `  sleeps a run: main ${perWake(ap.pid)}, ${others
+              .slice(0, 2)
+              .map((u) => `+${u.tid - ap.pid} ${perWake(u.tid)}`)
+              .join(', ')}`,
           );
           console.log(`  share of a core: main ${(main / wallMs).toFixed(2)} (kernel ${(100 * kernel(ap.pid)).toFixed(0)}%), ${busiest}, ${rest}`);
           console.log(
