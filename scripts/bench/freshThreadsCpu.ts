@@ -81,17 +81,22 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const ON_CPU = 0;
 const WAITING = 1;
 
-/** Each thread's schedstat field `field` so far (ms), by thread id. */
-function threadSchedstat(pid: number, field: typeof ON_CPU | typeof WAITING): Map<number, number> {
-  const out = new Map<number, number>();
+/** `read` of each thread's /proc/<pid>/task/<tid>/<file>, by thread id (a thread that ended meanwhile left out). */
+function eachThread<T>(pid: number, file: string, read: (text: string) => T): Map<number, T> {
+  const out = new Map<number, T>();
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      out.set(Number(task), Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[field]) / 1e6);
+      out.set(Number(task), read(fs.readFileSync(`/proc/${pid}/task/${task}/${file}`, 'utf8')));
     } catch {
       /* ended meanwhile */
     }
   }
   return out;
+}
+
+/** Each thread's schedstat field `field` so far (ms), by thread id. */
+function threadSchedstat(pid: number, field: typeof ON_CPU | typeof WAITING): Map<number, number> {
+  return eachThread(pid, 'schedstat', (text) => Number(text.split(' ')[field]) / 1e6);
 }
 
 /** Each thread's CPU time so far (ms), by thread id. */
@@ -107,30 +112,12 @@ function machineIdleMs(): number {
 
 /** Each thread's /proc/<pid>/task/<tid>/stat fields after the name (field 3 first), by thread id. */
 function threadStats(pid: number): Map<number, string[]> {
-  const out = new Map<number, string[]>();
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      out.set(Number(task), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return out;
+  return eachThread(pid, 'stat', (text) => text.slice(text.lastIndexOf(')') + 2).split(' '));
 }
 
 /** Each thread's sleeps so far (its voluntary context switches: each one a later wake that may wait for a core), by thread id. */
 function threadSleeps(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
-      out.set(Number(task), Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0));
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return out;
+  return eachThread(pid, 'status', (text) => Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(text)?.[1] ?? 0));
 }
 
 /** The main thread's write and read system calls so far (/proc/<pid>/task/<pid>/io: syscw, syscr). */
