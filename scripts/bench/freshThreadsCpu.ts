@@ -61,7 +61,9 @@ const benchOne = process.env.FRESH_CPU_SCENARIO === 'bench-one';
 const [scenarioThreads, scenarioRuns] =
   process.env.FRESH_CPU_SCENARIO === 'one' ? [1, FRESH_ONE_THREAD_RUNS] : benchOne ? [1, ONE_THREAD_RUNS] : [FRESH_THREADS, FRESH_RUNS_PER_THREAD];
 const warmUp = benchOne ? WARM_UP : FRESH_WARM_UP;
-const repeats = benchOne ? Number(process.env.FRESH_CPU_REPEAT ?? 5) : 1;
+// FRESH_CPU_REPEAT=<n>: the scenario's round repeated n times on the same server (bench-one's default 5, else 1): how a
+// server fares once its code is warm, beside a fresh one's first round
+const repeats = Number(process.env.FRESH_CPU_REPEAT ?? (benchOne ? 5 : 1));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fresh-threads-cpu-'));
 const load = () =>
   os
