@@ -61,11 +61,32 @@ const ask = async (page: Page, question: string) => {
   await page.getByRole('button', { name: 'Send' }).click();
 };
 const idleWith = (page: Page, pattern: RegExp) =>
-  page.waitForFunction(
-    (source: string) => document.body.dataset.loading === 'false' && new RegExp(source).test(document.querySelector('#messages')?.textContent ?? ''),
-    pattern.source,
-    { timeout: 60_000 },
-  );
+  page
+    .waitForFunction(
+      (source: string) => document.body.dataset.loading === 'false' && new RegExp(source).test(document.querySelector('#messages')?.textContent ?? ''),
+      pattern.source,
+      { timeout: 60_000 },
+    )
+    .catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await stuckAt(page)}`);
+    });
+
+/**
+ * What a page that never settled showed, and what its server says of the thread's runs: whether
+ * the run itself stayed unfinished, or the page missed the end of a run that did finish.
+ */
+async function stuckAt(page: Page): Promise<string> {
+  const loading = await page.evaluate('document.body.dataset.loading').catch(() => '?');
+  const showing = await shown(page).catch((err: Error) => err.message);
+  const url = new URL(page.url());
+  const thread = url.searchParams.get('thread');
+  let runs = 'no thread in the address';
+  if (thread)
+    runs = await fetch(`${url.origin}/threads/${thread}/runs`, { headers: { authorization: 'Bearer user-alice' } })
+      .then(async (res) => `${res.status} ${JSON.stringify(((await res.json()) as { run_id: string; status: string }[]).map((r) => [r.run_id, r.status]))}`)
+      .catch((err: Error) => err.message);
+  return `the page: loading=${String(loading)} ${JSON.stringify(showing)}\nthe thread ${thread}'s runs on its server: ${runs}`;
+}
 
 /**
  * What must be the same on both servers. Which part-way texts of a streamed answer React
