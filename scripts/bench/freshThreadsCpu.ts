@@ -159,7 +159,10 @@ const perfDir = process.env.FRESH_CPU_PERF && path.resolve(process.env.FRESH_CPU
 function perfOf(pid: number, name: string): ChildProcess | undefined {
   if (!perfDir) return undefined;
   fs.mkdirSync(perfDir, { recursive: true });
-  return spawn('perf', ['record', '-q', '-F', '1999', '-g', '-p', String(pid), '-o', path.join(perfDir, `${name.replace(/\W+/g, '-')}.data`)], {
+  // FRESH_CPU_PERF_OFFCPU=1: each time a thread leaves its core (sched:sched_switch) with its stack instead: where a
+  // thread that has work sleeps (read with `perf script`, the switches whose prev_state is S)
+  const what = process.env.FRESH_CPU_PERF_OFFCPU === '1' ? ['-e', 'sched:sched_switch'] : ['-F', '1999'];
+  return spawn('perf', ['record', '-q', ...what, '-g', '-p', String(pid), '-o', path.join(perfDir, `${name.replace(/\W+/g, '-')}.data`)], {
     stdio: 'ignore',
   });
 }
