@@ -86,6 +86,27 @@ export const protocolV2Scenarios: Scenario[] = [
     },
   },
   {
+    name: 'protocol v2: input.respond while the asking run still runs',
+    covers:
+      'input.respond sent as input.requested arrives, while a node beside the asking one still works: accepted (upstream answers once the asking run has ended, agentplane at once), the resume run after it answers the question',
+    async run(side) {
+      const threadId = randomUUID();
+      await command(side, threadId, 1, 'run.start', { assistant_id: 'approval_beside', input: ask('may I?') });
+      const asked = await events(side, threadId, { channels: ['input'], since: 0 }, (e) => protocolEvent(e)?.method === 'input.requested');
+      const interruptId = asked.events.find((e) => e.method === 'input.requested')?.params.data?.interrupt_id;
+      const responded = await command(side, threadId, 2, 'input.respond', { interrupt_id: interruptId, response: 'approved' });
+      // the asking run's end, then the resumed run's
+      await events(side, threadId, { channels: ['lifecycle'], since: 0 }, rootLifecycle('completed', 'failed'));
+      const state = await command(side, threadId, 3, 'state.get', {});
+      // the reply's meta counts events up to when it was answered, which differs by design (above)
+      const body = responded.body as { type?: string; result?: unknown; error?: string; message?: string };
+      return {
+        responded: { status: responded.status, type: body.type, result: body.result, error: body.error, message: body.message },
+        decision: (state.body as { result?: { values?: { decision?: string } } }).result?.values?.decision,
+      };
+    },
+  },
+  {
     name: 'protocol v2: replay from since, channel filters',
     covers: 'stream/events since N replays only later events; channels select methods; two subscribers see the same seq numbers',
     async run(side) {

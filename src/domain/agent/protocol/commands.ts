@@ -100,6 +100,22 @@ export class ProtocolCommands {
     return !!thread && Object.values(thread.interrupts ?? {}).some((list) => list.length > 0);
   }
 
+  /**
+   * Whether input.respond has a question to answer on `thread`: the interrupts its record keeps,
+   * or those its protocol run has asked while it still runs. A client answers the question it was
+   * shown (`input.requested`), and that event comes before the run's end is recorded on the thread
+   * (a node beside the asking one still working, or a loaded server: a page's Approve was refused
+   * in a browser test). Upstream takes the answer too, replying once the asking run has ended; here
+   * the reply comes at once and the answer's run is queued behind the asking one. Only the running
+   * run's own events are read, and only while the thread is busy.
+   */
+  private async asked(threadId: string, thread: ThreadRecord): Promise<boolean> {
+    if (Object.values(thread.interrupts ?? {}).some((list) => list.length > 0)) return true;
+    if (thread.status !== 'busy') return false;
+    const events = await this.present(threadId, thread.protocol_seq ?? 0, { channels: INPUT });
+    return events.some((event) => event.method === 'input.requested');
+  }
+
   private async runStart(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const params = paramsOf<Protocol.RunStartParams>(command);
     const assistantId = params.assistant_id;
@@ -161,7 +177,7 @@ export class ProtocolCommands {
     const thread = await this.deps.thread(threadId);
     const assistantId = (thread?.metadata as Dict | undefined)?.assistant_id;
     if (typeof assistantId !== 'string') return ok(this.error(command.id, 'no_such_run', 'Thread has no active assistant; call run.start first.'));
-    if (!(await this.pendingInterrupts(threadId)))
+    if (!thread || !(await this.asked(threadId, thread)))
       return ok(this.error(command.id, 'invalid_argument', 'input.respond can only be used while the run is interrupted.'));
     const created = await this.start(threadId, assistantId, answers, {
       config: params.config,
@@ -237,4 +253,6 @@ export class ProtocolCommands {
 /** The commands the thread answers itself (the others go to its latest run's session). */
 const OWN_COMMANDS = new Set(['run.start', 'input.respond', 'state.get']);
 
+/** The channel of a run's questions (`input.requested`). */
+const INPUT: ReadonlySet<string> = new Set(['input']);
 const ALL: ReadonlySet<string> = new Set(['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input']);

@@ -11,14 +11,21 @@ import { randomUUID } from 'node:crypto';
 import { ROOT, type InProcessApp } from '../../../support/server.ts';
 import { areaApp } from '../../../support/area.ts';
 import { stateReads } from '../../../support/stateReads.ts';
+import { events } from '../../../support/protocolEvents.ts';
 
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
+// the same question asked while a node beside the asking one still works (1.5 s)
+const besideSlow = path.join(ROOT, 'test/fixtures/differential-project/src/approval.ts');
 const MESSAGES = 200;
 
 describe('protocol commands on a thread waiting for input', () => {
   let app: InProcessApp;
   before(async () => {
-    app = await areaApp('agent-server', { project: { graphs: { ask: `${fixture}:ask` } }, dataDir: null, runWorkers: '0' });
+    app = await areaApp('agent-server', {
+      project: { graphs: { ask: `${fixture}:ask`, askBeside: `${besideSlow}:besideSlow` } },
+      dataDir: null,
+      runWorkers: '0',
+    });
   });
   after(() => app.close());
 
@@ -86,5 +93,28 @@ describe('protocol commands on a thread waiting for input', () => {
       message: 'input.respond can only be used while the run is interrupted.',
     });
     assert.equal(refused.reads, 0);
+  });
+
+  it('input.respond answers the question a run still running has asked (a node beside the asking one still works): the resume is queued behind it', async () => {
+    const threadId = randomUUID();
+    const started = await command(threadId, { id: 1, method: 'run.start', params: { assistant_id: 'askBeside', input: { messages: [] } } });
+    const runId = started.result.run_id;
+    // the client answers the question as soon as it is asked, as a page's button does
+    const stream = await app.api(`/threads/${threadId}/stream/events`, { method: 'POST', json: { channels: ['input'] } });
+    const [asked] = await events(stream, (event) => event.method === 'input.requested');
+    const reply = await command(threadId, { id: 2, method: 'input.respond', params: { interrupt_id: asked.params.data.interrupt_id, response: 'yes' } });
+    const asking = (await (await app.api(`/threads/${threadId}/runs/${runId}`)).json()) as { status: string };
+    assert.equal(asking.status, 'running', 'the asking run ended before its question was answered: the test proves nothing');
+    assert.equal(reply.type, 'success', JSON.stringify(reply));
+    // the resume runs once the asking run has ended, and answers its question
+    const runs = (await (await app.api(`/threads/${threadId}/runs`)).json()) as { run_id: string }[];
+    assert.equal(runs.length, 2);
+    const resumed = await run(threadId, runs[0].run_id);
+    assert.notEqual(resumed.run_id, runId);
+    assert.equal(resumed.status, 'success');
+    const answered = await thread(threadId);
+    assert.equal(answered.status, 'idle');
+    assert.equal(answered.values.decision, 'yes');
+    assert.deepEqual(answered.interrupts, {});
   });
 });
