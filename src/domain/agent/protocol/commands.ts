@@ -94,10 +94,10 @@ export class ProtocolCommands {
     return { type: 'error', id, error, message, ...(meta ? { meta } : {}) };
   }
 
-  /** Whether the thread waits for input: the interrupts its record keeps (a run's end sets them: none after a resumed run completes). */
+  /** Whether the thread waits for input by its record (see recordWaits). */
   private async pendingInterrupts(threadId: string): Promise<boolean> {
     const thread = await this.deps.thread(threadId);
-    return !!thread && Object.values(thread.interrupts ?? {}).some((list) => list.length > 0);
+    return !!thread && recordWaits(thread);
   }
 
   /**
@@ -110,7 +110,7 @@ export class ProtocolCommands {
    * run's own events are read, and only while the thread is busy.
    */
   private async asked(threadId: string, thread: ThreadRecord): Promise<boolean> {
-    if (Object.values(thread.interrupts ?? {}).some((list) => list.length > 0)) return true;
+    if (recordWaits(thread)) return true;
     if (thread.status !== 'busy') return false;
     const events = await this.present(threadId, thread.protocol_seq ?? 0, { channels: INPUT });
     return events.some((event) => event.method === 'input.requested');
@@ -252,6 +252,9 @@ export class ProtocolCommands {
 
 /** The commands the thread answers itself (the others go to its latest run's session). */
 const OWN_COMMANDS = new Set(['run.start', 'input.respond', 'state.get']);
+
+/** Whether the thread's record keeps interrupts (a run's end sets them: none after a resumed run completes). */
+const recordWaits = (thread: ThreadRecord): boolean => Object.values(thread.interrupts ?? {}).some((list) => list.length > 0);
 
 /** The channel of a run's questions (`input.requested`). */
 const INPUT: ReadonlySet<string> = new Set(['input']);
