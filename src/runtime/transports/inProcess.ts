@@ -26,6 +26,13 @@ export type FetchHandler = (request: Request, options?: RawRequestOptions) => Pr
 /** Statuses whose reply has no body (a Response refuses one for them). */
 const NO_BODY = new Set([204, 205, 304]);
 
+/**
+ * Requests whose reply is still open. A Request made with a signal follows it through an
+ * AbortController of its own that undici holds only weakly: once the Request is garbage, the
+ * client's abort reaches nobody and a stream would stay open (and hold its slot) for ever.
+ */
+const answering = new Set<Request>();
+
 export function inProcessHandler(listener: RequestListener): FetchHandler {
   return async (request, options = {}) => {
     const { default: inject } = await import('light-my-request');
@@ -50,7 +57,11 @@ export function inProcessHandler(listener: RequestListener): FetchHandler {
             res.destroy();
           };
           signal.addEventListener('abort', goes, { once: true });
-          res.once('close', () => signal.removeEventListener('abort', goes));
+          answering.add(request);
+          res.once('close', () => {
+            signal.removeEventListener('abort', goes);
+            answering.delete(request);
+          });
           dispatch(req, res);
         }
       : dispatch;

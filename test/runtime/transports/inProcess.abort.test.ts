@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { inProcessHandler } from '../../../src/runtime/transports/inProcess.ts';
+import { liveHeapUsed } from '../../support/liveHeap.ts';
 
 /** Errors thrown out of everything while `run` goes on, and a few turns of the loop after it. */
 async function uncaughtDuring(run: () => Promise<void>): Promise<Error[]> {
@@ -61,4 +62,31 @@ test('a client that stays gets its answer, and its signal is let go with the res
   const res = await handle(new Request('http://x/ok', { signal: controller.signal }));
   assert.equal(await res.text(), 'ok');
   controller.abort(); // after the answer: nothing to close, nothing thrown
+});
+
+test('a client that goes after its Request was collected still closes the response (the stream slot comes back)', async () => {
+  // A Request made with a signal follows it through a controller of its own that undici holds
+  // weakly: once the Request is garbage, aborting the client's signal reached nobody, and an
+  // open stream held its slot for ever (streamSlots.test.ts waited 30 s for it in one CI run).
+  let closed!: Promise<unknown>;
+  let began!: () => void;
+  const begun = new Promise<void>((resolve) => (began = resolve));
+  const handle = inProcessHandler((_req, res) => {
+    closed = once(res, 'close');
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(': open\n\n');
+    began();
+  });
+  const controller = new AbortController();
+  // made in a function of its own, so nothing here holds the Request once handed over
+  const answer = ((signal: AbortSignal) => handle(new Request('http://x/stream', { signal })))(controller.signal);
+  await begun;
+  const reply = await answer;
+  liveHeapUsed(); // a full collection
+  await new Promise((resolve) => setImmediate(resolve));
+  liveHeapUsed();
+  controller.abort();
+  const outcome = await Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 2_000, 'still open'))]);
+  assert.equal(outcome, 'closed');
+  await reply.body?.cancel().catch(() => undefined);
 });
