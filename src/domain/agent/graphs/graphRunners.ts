@@ -38,8 +38,11 @@ const memoryStoreModule = () => (memoryStoreLoaded ??= import('../../memory/lang
 // the run tracer and the callback manager's copy are LangChain callback classes: LangChain's
 // callbacks and langsmith (~160 modules, ~0.25 CPU-s) load with the first run, not with the
 // server (nor with every test process that imports it and runs no graph)
-let tracingLoaded: Promise<[typeof import('../tracing/runTracer.ts'), typeof import('../tracing/callbackManagerCopy.ts')]> | undefined;
-const tracingModules = () => (tracingLoaded ??= Promise.all([import('../tracing/runTracer.ts'), import('../tracing/callbackManagerCopy.ts')]));
+let tracingLoaded:
+  | Promise<[typeof import('../tracing/runTracer.ts'), typeof import('../tracing/callbackManagerCopy.ts'), typeof import('../tracing/lazyRootRunTree.ts')]>
+  | undefined;
+const tracingModules = () =>
+  (tracingLoaded ??= Promise.all([import('../tracing/runTracer.ts'), import('../tracing/callbackManagerCopy.ts'), import('../tracing/lazyRootRunTree.ts')]));
 /** Loads what every run needs before its first (a run worker, which exists to run graphs, does so before it is ready). */
 export const loadRunModules = async (): Promise<void> => {
   // each first import() here resolves through the module hooks (tsx's, on their own thread):
@@ -68,9 +71,11 @@ export function graphExecutor(deps: {
   const hostMetadata = runHostMetadata(deps.langgraphVersion ?? OWN_LANGGRAPH_RELEASE);
   return async (run, signal, publish, started, known) => {
     started?.();
-    const [{ RunTracer }, { useLinearCallbackCopy }] = await tracingModules();
+    const [{ RunTracer }, { useLinearCallbackCopy }, { useLazyRootRunTree }] = await tracingModules();
     // the run tracer is a callback handler: LangChain then copies a callback manager per runnable
     useLinearCallbackCopy();
+    // and LangChain makes a run tree around each runnable that next to nothing reads
+    useLazyRootRunTree();
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
     // with "async" or "exit" durability LangGraph learns of a failed checkpoint write only when
     // the run ends: the hold keeps it for then (settled) rather than let it go unhandled
