@@ -18,16 +18,18 @@ type Fields = Record<string, unknown>;
 
 /** How many RunTrees are constructed while `run` goes (each constructor asks for its defaults once). */
 async function treesMade(run: () => Promise<unknown>): Promise<number> {
-  const defaults = RunTree.getDefaultConfig;
+  // a static of RunTree's every constructor calls (private in its types)
+  const trees = RunTree as unknown as { getDefaultConfig: () => object };
+  const defaults = trees.getDefaultConfig;
   let made = 0;
-  RunTree.getDefaultConfig = function (this: typeof RunTree) {
+  trees.getDefaultConfig = function (this: unknown) {
     made += 1;
     return defaults.call(this);
-  } as typeof defaults;
+  };
   try {
     await run();
   } finally {
-    RunTree.getDefaultConfig = defaults;
+    trees.getDefaultConfig = defaults;
   }
   return made;
 }
