@@ -4,8 +4,10 @@
 // branches (10 times in a one-node graph's run), makes a langsmith RunTree with tracing
 // disabled whenever no LangChain tracer is configured: it only carries the runnable's config
 // (`extra`) and LangChain's context variables to the code the runnable calls. Its constructor
-// reads the environment, makes a UUIDv7 and a dotted order and defines ~30 properties: ~20 µs
-// a tree, a tenth of a run worker's time a run on 100 threads. Almost nothing reads the tree:
+// reads the environment, makes a UUIDv7 and a dotted order and defines ~30 properties: 20-30 µs
+// a tree (a one-node graph with its MemorySaver alone: 1,410 -> 1,087 µs of CPU a run made
+// lazily; a run worker, whose environment reads and random values are cheap already, spent
+// 80-140 µs a run in RunTree's constructor on 100 threads). Almost nothing reads the tree:
 // LangChain's getRunnableConfig reads `extra` alone. So the tree is made lazily: a Proxy of an
 // object with the tree's prototype, its name, tracing flag and `extra`, that makes the real
 // RunTree (with the start time it was asked for at) and takes its fields the first time any
@@ -45,68 +47,76 @@ const LAZY_FIELDS: ReadonlySet<string> = (() => {
 const lazyField = (key: PropertyKey): boolean => typeof key === 'string' && LAZY_FIELDS.has(key);
 
 /**
+ * A tree not made yet keeps here the start time it was asked for (undefined once made): a
+ * property of its object, not a closure, so a tree is its object and a Proxy of one handler.
+ * Configurable, so the Proxy may leave it out of the tree's keys.
+ */
+const PENDING = Symbol('start time of a run tree not made yet');
+
+/** Makes the real tree, once, and takes its fields; what was set on the tree before stays (its extra). */
+function make(tree: Tree): void {
+  const startTime = tree[PENDING] as number | undefined;
+  if (startTime === undefined) return;
+  tree[PENDING] = undefined;
+  const real = new RunTree({ name: ROOT_NAME, tracingEnabled: false, start_time: startTime }) as Tree;
+  for (const key of Object.keys(real)) if (!Object.hasOwn(tree, key)) tree[key] = real[key];
+}
+
+/** Every lazy tree's traps: a field the tree does not hold yet makes it first; listing its keys makes it. */
+const lazyTraps: ProxyHandler<Tree> = {
+  get(tree, key) {
+    if (lazyField(key)) make(tree);
+    return Reflect.get(tree, key);
+  },
+  set(tree, key, value) {
+    if (lazyField(key)) make(tree);
+    return Reflect.set(tree, key, value);
+  },
+  has(tree, key) {
+    if (lazyField(key)) make(tree);
+    return Reflect.has(tree, key);
+  },
+  ownKeys(tree) {
+    make(tree);
+    return Reflect.ownKeys(tree).filter((key) => key !== PENDING);
+  },
+  getOwnPropertyDescriptor(tree, key) {
+    if (lazyField(key)) make(tree);
+    return key === PENDING ? undefined : Reflect.getOwnPropertyDescriptor(tree, key);
+  },
+  defineProperty(tree, key, descriptor) {
+    if (lazyField(key)) make(tree);
+    return Reflect.defineProperty(tree, key, descriptor);
+  },
+  deleteProperty(tree, key) {
+    if (lazyField(key)) make(tree);
+    return Reflect.deleteProperty(tree, key);
+  },
+};
+
+/**
  * The prototype of a lazy tree's object: RunTree's, and util.inspect's hook, so a tree logged
  * before it is made shows the made tree (inspect looks through a Proxy to its object).
  */
 const lazyPrototype = Object.create(RunTree.prototype, {
   [inspect.custom]: {
-    value(this: Tree & { [MAKE]?: () => void }, depth: number, options: object) {
-      this[MAKE]?.();
+    value(this: Tree, depth: number, options: object) {
+      make(this);
       // the made tree's fields under RunTree's name, as an eager tree shows
       return inspect(Object.assign(Object.create(RunTree.prototype) as object, this), { ...options, depth });
     },
   },
 }) as object;
-const MAKE = Symbol('make the lazy run tree');
 
 /** A root run tree as runWithConfig makes one, whose fields are made when first used. */
 export function lazyRootRunTree(): RunTree {
-  const startTime = Date.now();
   const target = Object.create(lazyPrototype) as Tree;
   target.name = ROOT_NAME;
   target.tracingEnabled = false;
   // what the constructor makes of a config without extra or metadata
   target.extra = { metadata: {} };
-  let made = false;
-  const make = () => {
-    if (made) return;
-    made = true;
-    const real = new RunTree({ name: ROOT_NAME, tracingEnabled: false, start_time: startTime }) as Tree;
-    // what was set on the tree before stays (its extra, its name if changed)
-    for (const key of Object.keys(real)) if (!Object.hasOwn(target, key)) target[key] = real[key];
-  };
-  // configurable, so the Proxy may leave it out of the tree's keys
-  Object.defineProperty(target, MAKE, { value: make, configurable: true });
-  return new Proxy(target, {
-    get(tree, key) {
-      if (!made && lazyField(key)) make();
-      return Reflect.get(tree, key);
-    },
-    set(tree, key, value) {
-      if (!made && lazyField(key)) make();
-      return Reflect.set(tree, key, value);
-    },
-    has(tree, key) {
-      if (!made && lazyField(key)) make();
-      return Reflect.has(tree, key);
-    },
-    ownKeys(tree) {
-      make();
-      return Reflect.ownKeys(tree).filter((key) => key !== MAKE);
-    },
-    getOwnPropertyDescriptor(tree, key) {
-      if (!made && lazyField(key)) make();
-      return key === MAKE ? undefined : Reflect.getOwnPropertyDescriptor(tree, key);
-    },
-    defineProperty(tree, key, descriptor) {
-      if (!made && lazyField(key)) make();
-      return Reflect.defineProperty(tree, key, descriptor);
-    },
-    deleteProperty(tree, key) {
-      if (!made && lazyField(key)) make();
-      return Reflect.deleteProperty(tree, key);
-    },
-  }) as RunTree;
+  Object.defineProperty(target, PENDING, { value: Date.now(), writable: true, configurable: true });
+  return new Proxy(target, lazyTraps) as RunTree;
 }
 
 /** runWithConfig as @langchain/core 1.2.13 has it, its root tree made lazily. */
