@@ -11,14 +11,15 @@ import { spawn } from 'node:child_process';
 import { watchConformanceRunner } from '../../src/cli/conformanceRunner.ts';
 import { tempDir } from '../support/tempDirs.ts';
 
-/** node --test over a suite file whose body is `body` (after it writes its pid where the command reads it). */
+/** node --test over a suite file whose body is `body`, then writes its pid where the command reads it (as the real suite does: after
+ * its signal handlers are set, else a Ctrl-C sent at once finds none and ends the process without its cleaning). */
 function runnerOver(body: string) {
   const dir = tempDir('agentplane-conformance-runner-');
   const pidFile = path.join(dir, 'suite.pid');
   const file = path.join(dir, 'suite.test.mjs');
   fs.writeFileSync(
     file,
-    `import fs from 'node:fs';\nimport { test } from 'node:test';\nfs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n${body}\n`,
+    `import fs from 'node:fs';\nimport { test } from 'node:test';\n${body}\nfs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n`,
   );
   const { NODE_TEST_CONTEXT: _outer, ...env } = process.env;
   const child = spawn(process.execPath, ['--test', '--test-reporter=dot', file], { stdio: ['ignore', 'pipe', 'pipe'], env });

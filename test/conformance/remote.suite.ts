@@ -57,7 +57,6 @@ async function cleanUp(): Promise<void> {
 // runner passing the first one on, does not cut the deleting short). The command signals this
 // process itself (its pid written to CONFORMANCE_PID_FILE), not node's test runner, which
 // would end before the deleting is done and the command with it.
-if (process.env.CONFORMANCE_PID_FILE) fs.writeFileSync(process.env.CONFORMANCE_PID_FILE, String(process.pid));
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -71,6 +70,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
 }
+// the pid only once the handlers are set: a signal sent on seeing it would otherwise end the process uncleaned
+if (process.env.CONFORMANCE_PID_FILE) fs.writeFileSync(process.env.CONFORMANCE_PID_FILE, String(process.pid));
 
 describe(`conformance of ${url} (${mode}; ${documents.join(', ')})`, () => {
   after(cleanUp);
