@@ -107,6 +107,24 @@ export const protocolV2Scenarios: Scenario[] = [
     },
   },
   {
+    name: 'protocol v2: run.start with input while the asking run still runs',
+    covers:
+      'run.start with input sent as input.requested arrives, while a node beside the asking one still works: a resume of the question (upstream reads the state, whose tasks hold the interrupt), queued behind the asking run, which answers it',
+    async run(side) {
+      const threadId = randomUUID();
+      await command(side, threadId, 1, 'run.start', { assistant_id: 'approval_beside', input: ask('may I?') });
+      await events(side, threadId, { channels: ['input'], since: 0 }, (e) => protocolEvent(e)?.method === 'input.requested');
+      const started = await command(side, threadId, 2, 'run.start', { assistant_id: 'approval_beside', input: 'approved' });
+      await events(side, threadId, { channels: ['lifecycle'], since: 0 }, rootLifecycle('completed', 'failed'));
+      const state = await command(side, threadId, 3, 'state.get', {});
+      const body = started.body as { type?: string; error?: string; message?: string };
+      return {
+        started: { status: started.status, type: body.type, error: body.error, message: body.message },
+        decision: (state.body as { result?: { values?: { decision?: string } } }).result?.values?.decision,
+      };
+    },
+  },
+  {
     name: 'protocol v2: replay from since, channel filters',
     covers: 'stream/events since N replays only later events; channels select methods; two subscribers see the same seq numbers',
     async run(side) {

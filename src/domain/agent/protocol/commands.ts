@@ -94,10 +94,10 @@ export class ProtocolCommands {
     return { type: 'error', id, error, message, ...(meta ? { meta } : {}) };
   }
 
-  /** Whether the thread waits for input by its record (see recordWaits). */
-  private async pendingInterrupts(threadId: string): Promise<boolean> {
+  /** Whether the thread has a question to answer (see asked), by its stored record. */
+  private async waitsForInput(threadId: string): Promise<boolean> {
     const thread = await this.deps.thread(threadId);
-    return !!thread && recordWaits(thread);
+    return !!thread && (await this.asked(threadId, thread));
   }
 
   /**
@@ -133,14 +133,18 @@ export class ProtocolCommands {
     return this.success(threadId, command.id, { run_id: created.value });
   }
 
-  /** Queues a protocol run: `input` resumes the thread's pending interrupts when it has some. */
+  /**
+   * Queues a protocol run: `input` resumes the thread's pending interrupts when it has some, those
+   * its record keeps or those its running run has asked (upstream reads the thread's state, whose
+   * tasks show an interrupt as soon as its node has raised it, before the run ends).
+   */
   private async start(
     threadId: string,
     assistantId: string,
     input: Protocol.RunStartParams['input'],
     options: ProtocolRunOptions,
   ): Promise<Outcome<string, 'not_found' | 'busy' | 'quota_exceeded'>> {
-    const resume = options.resume ?? (input !== undefined && input !== null && (await this.pendingInterrupts(threadId)));
+    const resume = options.resume ?? (input !== undefined && input !== null && (await this.waitsForInput(threadId)));
     const body: RunCreate = {
       assistant_id: assistantId,
       ...(resume

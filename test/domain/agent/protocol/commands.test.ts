@@ -16,13 +16,15 @@ import { events } from '../../../support/protocolEvents.ts';
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
 // the same question asked while a node beside the asking one still works (1.5 s)
 const besideSlow = path.join(ROOT, 'test/fixtures/differential-project/src/approval.ts');
+// a run that lasts 400 ms and asks nothing
+const waitsFixture = path.join(ROOT, 'test/fixtures/graphs/streamWhileBusy.ts');
 const MESSAGES = 200;
 
 describe('protocol commands on a thread waiting for input', () => {
   let app: InProcessApp;
   before(async () => {
     app = await areaApp('agent-server', {
-      project: { graphs: { ask: `${fixture}:ask`, askBeside: `${besideSlow}:besideSlow` } },
+      project: { graphs: { ask: `${fixture}:ask`, askBeside: `${besideSlow}:besideSlow`, waits: `${waitsFixture}:waitThenAnswer` } },
       dataDir: null,
       runWorkers: '0',
     });
@@ -116,5 +118,39 @@ describe('protocol commands on a thread waiting for input', () => {
     assert.equal(answered.status, 'idle');
     assert.equal(answered.values.decision, 'yes');
     assert.deepEqual(answered.interrupts, {});
+  });
+
+  it('run.start with input while the run still running has asked resumes its question, queued behind it, as upstream does', async () => {
+    const threadId = randomUUID();
+    const started = await command(threadId, { id: 1, method: 'run.start', params: { assistant_id: 'askBeside', input: { messages: [] } } });
+    const runId = started.result.run_id;
+    const stream = await app.api(`/threads/${threadId}/stream/events`, { method: 'POST', json: { channels: ['input'] } });
+    await events(stream, (event) => event.method === 'input.requested');
+    const reply = await command(threadId, { id: 2, method: 'run.start', params: { assistant_id: 'askBeside', input: 'yes' } });
+    const asking = (await (await app.api(`/threads/${threadId}/runs/${runId}`)).json()) as { status: string };
+    assert.equal(asking.status, 'running', 'the asking run ended before run.start came: the test proves nothing');
+    assert.equal(reply.type, 'success', JSON.stringify(reply));
+    const resumed = await run(threadId, reply.result.run_id);
+    assert.deepEqual(resumed.kwargs.command, { resume: 'yes' });
+    assert.equal(resumed.kwargs.input ?? null, null);
+    assert.equal(resumed.status, 'success');
+    const answered = await thread(threadId);
+    assert.equal(answered.status, 'idle');
+    assert.equal(answered.values.decision, 'yes');
+    assert.deepEqual(answered.interrupts, {});
+  });
+
+  it('run.start with input on a busy thread whose run asks nothing starts afresh', async () => {
+    const threadId = randomUUID();
+    const input = { messages: [{ type: 'human', content: 'hi' }] };
+    const first = await command(threadId, { id: 1, method: 'run.start', params: { assistant_id: 'waits', input } });
+    const second = await command(threadId, { id: 2, method: 'run.start', params: { assistant_id: 'waits', input } });
+    assert.equal(second.type, 'success', JSON.stringify(second));
+    const running = (await (await app.api(`/threads/${threadId}/runs/${first.result.run_id}`)).json()) as { status: string };
+    assert.equal(running.status, 'running', 'the first run ended before the second run.start came: the test proves nothing');
+    const queued = await run(threadId, second.result.run_id);
+    assert.deepEqual(queued.kwargs.input, input);
+    assert.equal(queued.kwargs.command ?? null, null);
+    assert.equal(queued.status, 'success');
   });
 });
