@@ -41,6 +41,13 @@ describe('protocol commands on a thread waiting for input', () => {
     return (await (await app.api(`/threads/${threadId}/runs/${runId}`)).json()) as any;
   };
   const thread = async (threadId: string) => (await (await app.api(`/threads/${threadId}`)).json()) as any;
+  /** The thread's question answered with `decision`: idle, nothing left to answer. */
+  const answeredWith = async (threadId: string, decision: string) => {
+    const answered = await thread(threadId);
+    assert.equal(answered.status, 'idle');
+    assert.equal(answered.values.decision, decision);
+    assert.deepEqual(answered.interrupts, {});
+  };
 
   /** A thread of MESSAGES messages whose run stopped at the graph's interrupt. */
   async function interrupted(): Promise<string> {
@@ -114,10 +121,7 @@ describe('protocol commands on a thread waiting for input', () => {
     const resumed = await run(threadId, runs[0].run_id);
     assert.notEqual(resumed.run_id, runId);
     assert.equal(resumed.status, 'success');
-    const answered = await thread(threadId);
-    assert.equal(answered.status, 'idle');
-    assert.equal(answered.values.decision, 'yes');
-    assert.deepEqual(answered.interrupts, {});
+    await answeredWith(threadId, 'yes');
   });
 
   it('run.start with input while the run still running has asked resumes its question, queued behind it, as upstream does', async () => {
@@ -134,10 +138,7 @@ describe('protocol commands on a thread waiting for input', () => {
     assert.deepEqual(resumed.kwargs.command, { resume: 'yes' });
     assert.equal(resumed.kwargs.input ?? null, null);
     assert.equal(resumed.status, 'success');
-    const answered = await thread(threadId);
-    assert.equal(answered.status, 'idle');
-    assert.equal(answered.values.decision, 'yes');
-    assert.deepEqual(answered.interrupts, {});
+    await answeredWith(threadId, 'yes');
   });
 
   it('run.start with input on a busy thread whose run asks nothing starts afresh', async () => {
