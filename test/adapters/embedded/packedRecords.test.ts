@@ -105,8 +105,15 @@ test('a row keeps no slot on the heap for its times packed as numbers (issue 91)
     assert.equal(table.size, count);
     return bytes;
   };
-  const withTimes = perRow(KEPT, (i) => [ids[i], 't1', 'success', times[i], times[i], undefined]);
-  const without = perRow(['run_id', 'thread_id', 'status', 'metadata'], (i) => [ids[i], 't1', 'success', undefined]);
+  const timed = () => perRow(KEPT, (i) => [ids[i], 't1', 'success', times[i], times[i], undefined]);
+  const untimed = () => perRow(['run_id', 'thread_id', 'status', 'metadata'], (i) => [ids[i], 't1', 'success', undefined]);
+  // the heap also holds what else the process does meanwhile (code compiled for these rows, the
+  // other tests of its group): an untimed pass first, then the least of two turns each
+  timed();
+  untimed();
+  const turns = [timed(), untimed(), untimed(), timed()];
+  const withTimes = Math.min(turns[0]!, turns[3]!);
+  const without = Math.min(turns[1]!, turns[2]!);
   // the same within a few bytes; 16 more (a slot for each time) before
   assert.ok(withTimes - without < 8, `${withTimes.toFixed(1)} bytes of heap a row with two times, ${without.toFixed(1)} without them`);
 });
