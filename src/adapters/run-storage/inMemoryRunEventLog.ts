@@ -6,7 +6,7 @@
 // runs appending 400 KB each kept ~250 MB by count alone (issue 67). The server's own logs on the embedded store; on PostgreSQL
 // the replica executing a run keeps its live log here too (pgRunEventLog.ts).
 import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
-import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
+import type { JoinOptions, RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { PROTOCOL_LOG_EVENT } from '../../domain/agent/protocol/events.ts';
 import { JsonText } from '../../shared/jsonText.ts';
 import { resultBytesOf, resultOfBytes } from './keptResult.ts';
@@ -320,7 +320,7 @@ export class InMemoryRunEventLog implements RunEventLog {
    * The run's events after `lastEventId` (from the start without one), live until `end`.
    * Yields nothing when the log is unknown; callers synthesise an outcome then.
    */
-  async *join(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+  async *join(runId: string, options: JoinOptions = {}): AsyncGenerator<RunEvent> {
     const log = this.logs.get(runId);
     if (!log) return;
     const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
@@ -338,7 +338,7 @@ export class InMemoryRunEventLog implements RunEventLog {
           index += 1;
           if (signal?.aborted) return;
         }
-        if (log.ended) return;
+        if (log.ended || options.present) return;
         await log.nextOr(stop);
       }
     } finally {

@@ -8,7 +8,7 @@
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
 import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
-import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
+import type { JoinOptions, RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { InMemoryRunEventLog } from './inMemoryRunEventLog.ts';
 import { JsonText, jsonOf } from '../../shared/jsonText.ts';
 import { jsonOfValue, rememberJson } from '../postgres/pgJsonTexts.ts';
@@ -399,7 +399,7 @@ export class PgRunEventLog implements RunEventLog {
     this.wake(this.runWaiters, runId);
   }
 
-  async *join(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+  async *join(runId: string, options: JoinOptions = {}): AsyncGenerator<RunEvent> {
     const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
     let after = Number.isInteger(parsed) ? parsed : -1;
     const { signal } = options;
@@ -413,6 +413,8 @@ export class PgRunEventLog implements RunEventLog {
         after = Number(event.id);
         if (event.event === 'end') return;
       }
+      // what there is now: the live log is ahead of the table
+      if (options.present) return;
       // the run stopped here without ending (started again, here or elsewhere): its shared log goes on
     }
     if (!(await this.has(runId))) return;
@@ -429,7 +431,7 @@ export class PgRunEventLog implements RunEventLog {
         if (row.event === 'end' || signal?.aborted) return;
       }
       if (rows.length === PAGE) continue;
-      if (!(await this.has(runId))) return;
+      if (options.present || !(await this.has(runId))) return;
       await woken;
     }
   }

@@ -5,6 +5,12 @@
 // statuses are the run engine's.
 import type { RunEvent } from '../agent/runs/runEvent.ts';
 
+export interface JoinOptions {
+  lastEventId?: string;
+  signal?: AbortSignal;
+  present?: boolean;
+}
+
 export interface RunEventLog {
   /** Opens the run's log (when the run is queued); wakes readers of the thread's stream. */
   open(runId: string, owner: string, threadId?: string): Promise<void>;
@@ -37,6 +43,9 @@ export interface RunEventLog {
   drop(runId: string): Promise<void>;
   /** This server stops executing the run without ending its log: its next attempt (here or elsewhere) continues it. */
   detach(runId: string): Promise<void>;
-  /** The run's events after `lastEventId`, live until `end`; nothing when the log is unknown. */
-  join(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncGenerator<RunEvent>;
+  /**
+   * The run's events after `lastEventId`, live until `end`; nothing when the log is unknown.
+   * `present`: only those there are now (the events so far), without waiting for more.
+   */
+  join(runId: string, options?: JoinOptions): AsyncGenerator<RunEvent>;
 }

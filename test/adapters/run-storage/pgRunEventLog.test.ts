@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import type { PgStore } from '../../../src/adapters/postgres/pgStore.ts';
-import type { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
+import { unsharedCoordination } from '../../support/pgCoordinationStub.ts';
 
 const refused = new Error('permission denied for table agentplane_run_events');
 
@@ -23,12 +23,7 @@ function refusingStore(inserts: string[]): PgStore {
   return { query, transaction: async (work: (client: { query: typeof query }) => Promise<unknown>) => work({ query }) } as unknown as PgStore;
 }
 
-const coordination = {
-  listen: () => () => {},
-  notify: async () => {},
-  alone: () => false,
-  writeAlone: <T>(write: (alone: boolean) => Promise<T>) => write(false),
-} as unknown as PgCoordination;
+const coordination = unsharedCoordination;
 
 const within = <T>(promise: Promise<T>, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: nothing after 10 s`)), 10_000).unref())]);

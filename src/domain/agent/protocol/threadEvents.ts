@@ -13,7 +13,6 @@ import { framed, matchesFilter, PROTOCOL_LOG_EVENT, storedOfText, type EventFilt
 import { listProtocolRuns, type SharedThreadRuns, type ThreadRuns } from './sharedThreadRuns.ts';
 import { JsonText } from '../../../shared/jsonText.ts';
 import { runningLifecycle } from './lifecycle.ts';
-import { quietAbort } from '../../../shared/quietAbort.ts';
 
 export interface ThreadEventDeps {
   runs: ThreadRuns;
@@ -26,7 +25,7 @@ export interface ThreadEventOptions {
   /** Whose runs are read: another owner's thread reads as one with no runs. */
   owner: string;
   signal?: AbortSignal;
-  /** Stop after the runs there are now (their events so far), instead of waiting for more. */
+  /** Stop after the runs there are now and their events so far, instead of waiting for more (their logs read as they are). */
   present?: boolean;
 }
 
@@ -81,52 +80,32 @@ export async function* threadLogEvents(deps: ThreadEventDeps, threadId: string, 
   }
 }
 
-/** One protocol run's events numbered for its thread, after `since`. */
+/** One protocol run's events numbered for its thread, after `since` (with `present`, those there are now). */
 async function* runEvents(
   eventLog: RunEventLog,
   run: RunRecord,
   since: number,
   options: { signal?: AbortSignal; present?: boolean },
 ): AsyncGenerator<ProtocolEvent> {
-  const present = options.present ? presentOnly(options.signal) : undefined;
-  const signal = present?.signal ?? options.signal;
-  try {
-    let base = run.protocol_seq?.base;
-    if (base === undefined) {
-      // a run not finished yet: its start names its number (the head of its log)
-      const head = eventLog.join(run.run_id, { signal });
-      const first = await head.next();
-      await head.return(undefined);
-      const start = first.done ? undefined : (first.value.data as { seq_base?: number } | null);
-      if (start?.seq_base === undefined) return;
-      base = start.seq_base;
-    }
-    const lastEventId = since > base ? String(since - base - 1) : undefined;
-    for await (const entry of eventLog.join(run.run_id, { lastEventId, signal })) {
-      if (entry.event === 'end') return;
-      present?.touch();
-      const n = Number(entry.id);
-      let stored: StoredProtocolEvent | undefined;
-      if (entry.event === PROTOCOL_LOG_EVENT) stored = entry.data instanceof JsonText ? storedOfText(entry.data) : (entry.data as StoredProtocolEvent);
-      else if (entry.event === 'metadata' && n === 0)
-        stored = runningLifecycle(run, (entry.data as { timestamp?: number }).timestamp ?? Date.parse(run.created_at));
-      if (stored) yield framed(stored, base + 1 + n);
-    }
-  } finally {
-    present?.done();
+  const { signal, present } = options;
+  let base = run.protocol_seq?.base;
+  if (base === undefined) {
+    // a run not finished yet: its start names its number (the head of its log)
+    const head = eventLog.join(run.run_id, { signal, present });
+    const first = await head.next();
+    await head.return(undefined);
+    const start = first.done ? undefined : (first.value.data as { seq_base?: number } | null);
+    if (start?.seq_base === undefined) return;
+    base = start.seq_base;
   }
-}
-
-/** For reads of what there is now: the log's reader is stopped once it has been idle briefly. */
-function presentOnly(outer?: AbortSignal) {
-  const controller = new AbortController();
-  outer?.addEventListener('abort', () => quietAbort(controller), { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const touch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => controller.abort(), 50);
-    timer.unref();
-  };
-  touch();
-  return { signal: controller.signal, touch, done: () => clearTimeout(timer) };
+  const lastEventId = since > base ? String(since - base - 1) : undefined;
+  for await (const entry of eventLog.join(run.run_id, { lastEventId, signal, present })) {
+    if (entry.event === 'end') return;
+    const n = Number(entry.id);
+    let stored: StoredProtocolEvent | undefined;
+    if (entry.event === PROTOCOL_LOG_EVENT) stored = entry.data instanceof JsonText ? storedOfText(entry.data) : (entry.data as StoredProtocolEvent);
+    else if (entry.event === 'metadata' && n === 0)
+      stored = runningLifecycle(run, (entry.data as { timestamp?: number }).timestamp ?? Date.parse(run.created_at));
+    if (stored) yield framed(stored, base + 1 + n);
+  }
 }

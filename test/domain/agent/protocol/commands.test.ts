@@ -24,7 +24,9 @@ describe('protocol commands on a thread waiting for input', () => {
   let app: InProcessApp;
   before(async () => {
     app = await areaApp('agent-server', {
-      project: { graphs: { ask: `${fixture}:ask`, askBeside: `${besideSlow}:besideSlow`, waits: `${waitsFixture}:waitThenAnswer` } },
+      project: {
+        graphs: { ask: `${fixture}:ask`, askBeside: `${besideSlow}:besideSlow`, waits: `${waitsFixture}:waitThenAnswer`, chatty: `${fixture}:chatty` },
+      },
       dataDir: null,
       runWorkers: '0',
     });
@@ -153,5 +155,22 @@ describe('protocol commands on a thread waiting for input', () => {
     assert.deepEqual(queued.kwargs.input, input);
     assert.equal(queued.kwargs.command ?? null, null);
     assert.equal(queued.status, 'success');
+  });
+
+  it('run.start with input on a thread whose run streams without a rest is answered at once, not once the run rests', async () => {
+    const threadId = randomUUID();
+    const first = await command(threadId, { id: 1, method: 'run.start', params: { assistant_id: 'chatty', input: { messages: [] } } });
+    const stream = await app.api(`/threads/${threadId}/stream/events`, { method: 'POST', json: { channels: ['custom'] } });
+    await events(stream, (event) => event.method === 'custom');
+    const started = performance.now();
+    const rejected = await app.api(`/threads/${threadId}/commands`, {
+      method: 'POST',
+      json: { id: 2, method: 'run.start', params: { assistant_id: 'chatty', input: { messages: [] }, multitaskStrategy: 'reject' } },
+    });
+    const took = performance.now() - started;
+    assert.equal(rejected.status, 409, `answered ${rejected.status} after ${took.toFixed(0)} ms`);
+    const running = (await (await app.api(`/threads/${threadId}/runs/${first.result.run_id}`)).json()) as { status: string };
+    assert.equal(running.status, 'running', `the command waited ${took.toFixed(0)} ms, until the run had ended`);
+    assert.equal((await run(threadId, first.result.run_id)).status, 'success');
   });
 });
