@@ -19,6 +19,8 @@ export interface Memo {
   wire?: unknown;
   /** The JSON text of `wire` (wireJson.ts). */
   wireText?: string;
+  /** The JSON text of `wire` as a protocol `values` event writes a message of the state (protocol/protocolValuesText.ts). */
+  protocolText?: string;
 }
 
 interface Entry {

@@ -78,6 +78,17 @@ export function messageWireText(m: object): string | undefined {
   return (memo.wireText ??= JSON.stringify(memo.wire));
 }
 
+/**
+ * The memo of a LangChain message with its wire dict made (what fromLangChain copies), for a
+ * caller that only reads it; undefined when the message's data cannot be memoised.
+ */
+export function wireMemo(m: object): (Memo & { wire: MessageDict }) | undefined {
+  const memo = memoOf(m);
+  if (!memo) return undefined;
+  memo.wire ??= dictOf(m as Record<string, any>);
+  return memo as Memo & { wire: MessageDict };
+}
+
 /** The dicts fromLangChain gave out, with the memo each is a copy of. */
 const copiesOfWire = new WeakMap<object, Memo>();
 

@@ -5,6 +5,8 @@
 import { serialiseValues } from '../messages/messages.ts';
 import { PROTOCOL_LOG_EVENT, type Namespace, type StoredProtocolEvent } from './events.ts';
 import { protocolState } from './stateMessages.ts';
+import { protocolValuesText } from './protocolValuesText.ts';
+import { JsonText } from '../../../shared/jsonText.ts';
 
 type Dict = Record<string, unknown>;
 const isDict = (value: unknown): value is Dict => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -26,10 +28,25 @@ export class RunProtocolSource {
     this.publish(PROTOCOL_LOG_EVENT, event);
   }
 
+  /** A `values` event whose data is given as its JSON text (protocolValuesText.ts). */
+  private emitValuesText(namespace: Namespace, text: string): void {
+    // as emit writes it: the same keys in the same order
+    const event = `{"method":"values","params":{"namespace":${JSON.stringify(namespace)},"timestamp":${Date.now()},"data":${text}}}`;
+    this.publish(PROTOCOL_LOG_EVENT, new JsonText(event));
+  }
+
   /** One event of the graph's stream. */
   take(event: GraphProtocolEvent): void {
     const { method } = event;
     const namespace = event.params.namespace ?? [];
+    if (method === 'values') {
+      const fast = protocolValuesText(event.params.data);
+      if (fast) {
+        this.announce(namespace, serialiseValues((event.params.data as Dict).__interrupt__));
+        if (fast.keys > 0) this.emitValuesText(namespace, fast.text);
+        return;
+      }
+    }
     const data = serialiseValues(event.params.data);
     switch (method) {
       case 'lifecycle':

@@ -28,7 +28,7 @@ function messageType(type: unknown): string | undefined {
   return typeof type === 'string' ? type : undefined;
 }
 
-const isMessage = (value: unknown): value is Dict => isDict(value) && MESSAGE_TYPES.has(messageType(value.type) ?? '');
+export const isMessage = (value: unknown): value is Dict => isDict(value) && MESSAGE_TYPES.has(messageType(value.type) ?? '');
 
 function contentBlock(value: unknown): Dict | undefined {
   if (!isDict(value) || typeof value.type !== 'string') return undefined;
@@ -87,7 +87,7 @@ function toolCalls(raw: unknown[]): { calls: Dict[]; invalid: Dict[] } {
   return { calls, invalid };
 }
 
-function stateMessage(value: Dict): Dict {
+export function stateMessage(value: Dict): Dict {
   const type = messageType(value.type)!;
   const message: Dict = { type, content: content('content' in value ? value.content : '') };
   if (typeof value.id === 'string') message.id = value.id;
