@@ -3,6 +3,8 @@
 // state messages in the protocol's shape, the root lifecycle left to the run engine (which
 // knows how the run ended) — each kept in the run's log as one `protocol` event.
 import { serialiseValues } from '../messages/messages.ts';
+import { isPlainObject } from '../messages/messageMemo.ts';
+import { valuesJson } from '../messages/wireJson.ts';
 import { PROTOCOL_LOG_EVENT, type Namespace, type StoredProtocolEvent } from './events.ts';
 import { protocolState } from './stateMessages.ts';
 import { protocolValuesText } from './protocolValuesText.ts';
@@ -28,10 +30,10 @@ export class RunProtocolSource {
     this.publish(PROTOCOL_LOG_EVENT, event);
   }
 
-  /** A `values` event whose data is given as its JSON text (protocolValuesText.ts). */
-  private emitValuesText(namespace: Namespace, text: string): void {
+  /** An event (no node) whose data is given as its JSON text. */
+  private emitText(method: 'values' | 'tasks', namespace: Namespace, text: string): void {
     // as emit writes it: the same keys in the same order
-    const event = `{"method":"values","params":{"namespace":${JSON.stringify(namespace)},"timestamp":${Date.now()},"data":${text}}}`;
+    const event = `{"method":"${method}","params":{"namespace":${JSON.stringify(namespace)},"timestamp":${Date.now()},"data":${text}}}`;
     this.publish(PROTOCOL_LOG_EVENT, new JsonText(event));
   }
 
@@ -43,9 +45,14 @@ export class RunProtocolSource {
       const fast = protocolValuesText(event.params.data);
       if (fast) {
         this.announce(namespace, serialiseValues((event.params.data as Dict).__interrupt__));
-        if (fast.keys > 0) this.emitValuesText(namespace, fast.text);
+        if (fast.keys > 0) this.emitText('values', namespace, fast.text);
         return;
       }
+    }
+    if (method === 'tasks') {
+      // a task's start carries its input, the state: written from the graph's objects (valuesJson)
+      const text = taskText(event.params.data);
+      if (text !== undefined) return this.emitText('tasks', namespace, text);
     }
     const data = serialiseValues(event.params.data);
     switch (method) {
@@ -92,6 +99,25 @@ export class RunProtocolSource {
     }
   }
 }
+
+/**
+ * wireJson(taskWithCheckpoint(serialiseValues(task))) written from the task as the graph gives
+ * it, without copying each message of its input; undefined where that does not apply (a task
+ * that is not plain data at its top, its config and its configurable; anything valuesJson cannot
+ * write), the caller then taking the long way.
+ */
+function taskText(task: unknown): string | undefined {
+  if (!isPlainData(task)) return undefined;
+  if (task.state !== undefined && !(isPlainData(task.state) && (task.state.configurable === undefined || isPlainData(task.state.configurable))))
+    return undefined;
+  try {
+    return valuesJson(taskWithCheckpoint(task));
+  } catch {
+    return undefined;
+  }
+}
+
+const isPlainData = (value: unknown): value is Dict => isDict(value) && isPlainObject(value) && !Object.hasOwn(value, '__proto__');
 
 /** A task's runnable config is sent as the checkpoint it names (as upstream does). */
 function taskWithCheckpoint(task: unknown): unknown {

@@ -1,6 +1,7 @@
 // A protocol `values` event's data written from the graph's values with each message's text made
-// once (protocolValuesText.ts) against the long way it replaces: copied, reshaped, then written.
-// The two must write the same text for every state, and again after a message changed in place.
+// once (protocolValuesText.ts), and a `tasks` event's from the task as the graph gives it
+// (runProtocolSource.ts), against the long way they replace: copied, reshaped, then written. The
+// two must write the same text for every state, and again after a message changed in place.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
@@ -18,7 +19,7 @@ const longWay = (values: unknown) => {
 
 const messages = () => [
   new SystemMessage({ content: 'be brief', id: 's1' }),
-  new HumanMessage({ content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'http://x/y.png' } }, 'plain'], id: 'h1' }),
+  new HumanMessage({ content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'http://x/y.png' } }, 'plain'] as never, id: 'h1' }),
   new AIMessage({
     content: 'calling',
     id: 'a1',
@@ -84,5 +85,25 @@ describe("a protocol values event's text, each message's made once", () => {
     assert.equal(typeof event.params.timestamp, 'number');
     assert.deepEqual(event, { method: 'values', params: { namespace: ['sub:1'], timestamp: event.params.timestamp, data: JSON.parse(longWay(state).text!) } });
     assert.deepEqual(Object.keys(event.params), ['namespace', 'timestamp', 'data']);
+  });
+
+  it("writes a task's events from the graph's objects as the long way does, its config as the checkpoint it names", () => {
+    const published: JsonText[] = [];
+    const source = new RunProtocolSource((_event, data) => published.push(data as JsonText));
+    const input = { messages: messages() };
+    const configurable = { thread_id: 'th', checkpoint_ns: '', checkpoint_id: 'cp1', checkpoint_map: { '': 'cp1' }, other: 'left out' };
+    const start = { id: 't1', name: 'echo', input, triggers: ['branch:to:echo'], state: { configurable, callbacks: new Map() } };
+    const result = { id: 't1', name: 'echo', result: { messages: [new AIMessage({ content: 'hi', id: 'r1' })] }, interrupts: [] };
+    const unnamed = { id: 't2', name: 'echo', input, state: { configurable: { thread_id: 'th' } } };
+    for (const task of [start, result, unnamed]) source.take({ method: 'tasks', params: { namespace: [], data: task } });
+    assert.ok(published.every((p) => p instanceof JsonText));
+    const data = published.map((p) => JSON.stringify(JSON.parse(p.text).params.data));
+    const { state: _state, ...rest } = start;
+    const checkpoint = { thread_id: 'th', checkpoint_ns: '', checkpoint_id: 'cp1', checkpoint_map: { '': 'cp1' } };
+    assert.deepEqual(data, [
+      JSON.stringify(serialiseValues({ ...rest, checkpoint })),
+      JSON.stringify(serialiseValues(result)),
+      JSON.stringify(serialiseValues(unnamed)),
+    ]);
   });
 });
