@@ -8,7 +8,8 @@
 // far as the runs are the same) and its profile's self time per run over that window, by function.
 // WARM=<n>: runs before the measured ones (default 100: the threads' history grows with it).
 // TREES=<ref>,<ref>… (`.` this tree; a ref is built under .bench/ as the bench's baselines are)
-// and ROUNDS=<n>: the trees in alternating rounds, without the profiler (its CPU only).
+// and ROUNDS=<n>: the trees in alternating rounds, without the profiler (its CPU only, the main thread's and
+// every thread's: the run workers' serialising of the events is in the latter).
 // KEEP=<dir>: the main thread's profiles kept, with their windows.
 // CALLGRIND=1 (with TREES): each server under callgrind, counting only the measured runs: the
 // main thread's instructions a run, whatever else the machine runs. THREADS=<n>: threads (20).
@@ -32,8 +33,20 @@ const THREADS = Number(process.env.THREADS ?? 20);
 const CALLGRIND = process.env.CALLGRIND === '1';
 const TOP = Number(process.env.TOP ?? 30);
 
-const mainCpuMs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const threadCpuMs = (pid: number, tid: number | string) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+const mainCpuMs = (pid: number) => threadCpuMs(pid, pid);
+/** Every thread's CPU (the run workers', V8's and libuv's with the main thread's): a thread gone meanwhile is left out. */
+const processCpuMs = (pid: number) =>
+  fs.readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+    try {
+      return sum + threadCpuMs(pid, tid);
+    } catch {
+      return sum;
+    }
+  }, 0);
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+/** What the process has written (files and sockets alike: /proc's wchar). */
+const writtenBytes = (pid: number) => Number(/^wchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 const load = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 async function restRun(t: FanoutTarget, thread: string): Promise<boolean> {
@@ -92,6 +105,8 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
   let mainInstructions = 0;
   let window: [number, number] = [0, 0];
   let cpu = 0;
+  let allCpu = 0;
+  let written = 0;
   const t = { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
   const one = kind === 'rest' ? restRun : protocolRun;
   try {
@@ -116,8 +131,12 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
       cg('--zero');
     }
     const cpuFrom = mainCpuMs(ap.pid);
+    const allFrom = processCpuMs(ap.pid);
+    const writtenFrom = writtenBytes(ap.pid);
     await drive(runs);
     cpu = mainCpuMs(ap.pid) - cpuFrom;
+    allCpu = processCpuMs(ap.pid) - allFrom;
+    written = writtenBytes(ap.pid) - writtenFrom;
     if (CALLGRIND) {
       cg('--dump');
       cg('--instr=off');
@@ -133,7 +152,7 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
   }
   if (!profiled) {
     const counted = CALLGRIND ? `, ${Math.round(mainInstructions / runs / 1000)}k instructions a run` : '';
-    console.log(`${ref} ${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run${counted}`);
+    console.log(`${ref} ${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run${counted}, every thread ${(allCpu / runs).toFixed(2)} (the others ${((allCpu - cpu) / runs).toFixed(2)}), written ${Math.round(written / runs / 1024)} KB a run`);
     return;
   }
   const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
