@@ -152,7 +152,9 @@ async function measure(kind: string, ref: string, root: string): Promise<void> {
   }
   if (!profiled) {
     const counted = CALLGRIND ? `, ${Math.round(mainInstructions / runs / 1000)}k instructions a run` : '';
-    console.log(`${ref} ${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run${counted}, every thread ${(allCpu / runs).toFixed(2)} (the others ${((allCpu - cpu) / runs).toFixed(2)}), written ${Math.round(written / runs / 1024)} KB a run`);
+    console.log(
+      `${ref} ${kind}: ${runs} runs, ${subscribers} subscribers, load ${load()}: main thread CPU ${(cpu / runs).toFixed(2)} ms a run${counted}, every thread ${(allCpu / runs).toFixed(2)} (the others ${((allCpu - cpu) / runs).toFixed(2)}), written ${Math.round(written / runs / 1024)} KB a run`,
+    );
     return;
   }
   const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
