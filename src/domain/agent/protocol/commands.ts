@@ -94,7 +94,7 @@ export class ProtocolCommands {
     return { type: 'error', id, error, message, ...(meta ? { meta } : {}) };
   }
 
-  /** Whether the thread has a question to answer (see asked), by its stored record. */
+  /** Whether the thread has a question to answer (see asked): its record's interrupts, or its running run's `input.requested`. */
   private async waitsForInput(threadId: string): Promise<boolean> {
     const thread = await this.deps.thread(threadId);
     return !!thread && (await this.asked(threadId, thread));
