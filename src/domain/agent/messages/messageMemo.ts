@@ -25,18 +25,28 @@ export interface Memo {
 
 interface Entry {
   prototype: object | null;
-  data: Copied;
+  data: Copy;
   memo: Memo;
 }
 
 /**
- * A copy of an object's data: its own enumerable keys in order and a copy of each value (an
- * array's copy is an array of copies). Kept as two arrays rather than as an object: a
- * comparison then reads by index, and only the live object's keys are listed.
+ * A copy of an array or of a plain object (copyOf): an object's own enumerable keys in order
+ * (null for an array) and a copy of each value (each item). One class for both, two arrays
+ * rather than an object: a comparison reads by index, and only the live object's keys are
+ * listed.
+ *
+ * A value reached twice while copying (a LangChain message's `lc_kwargs` holds the very objects
+ * its fields hold) is copied once, and that copy is `shared`: once a check has found a value
+ * holding it, the check's other visits to the same value (by identity) take that answer
+ * rather than walking it again. The answer holds for one check only (`heldIn`): between
+ * checks the value may have changed.
  */
-class Copied {
+class Copy {
+  shared = false;
+  heldBy: object | undefined = undefined;
+  heldIn = 0;
   constructor(
-    readonly keys: string[],
+    readonly keys: string[] | null,
     readonly values: unknown[],
   ) {}
 }
@@ -52,57 +62,88 @@ export function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
+/**
+ * The copies made so far while copying one object, by the value copied. A value is entered
+ * once its copy is whole, so a cycle is not found here: it is copied until MAX_DEPTH, and so is
+ * never plain data.
+ */
+type Copying = Map<object, Copy>;
+
 /** A copy of plain data (primitives, arrays, plain objects); NOT_PLAIN for anything else. */
-function copyOf(value: unknown, depth: number): unknown {
+function copyOf(value: unknown, depth: number, copying: Copying): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (depth > MAX_DEPTH) return NOT_PLAIN;
-  if (Array.isArray(value)) {
-    const out: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i += 1) {
-      const item = copyOf(value[i], depth + 1);
-      if (item === NOT_PLAIN) return NOT_PLAIN;
-      out[i] = item;
-    }
-    return out;
+  const before = copying.get(value);
+  if (before !== undefined) {
+    before.shared = true;
+    return before;
   }
-  if (!isPlainObject(value)) return NOT_PLAIN;
-  return copyOwn(value as Record<string, unknown>, depth);
+  if (depth > MAX_DEPTH) return NOT_PLAIN;
+  let copy: Copy | typeof NOT_PLAIN;
+  if (Array.isArray(value)) {
+    copy = copyItems(value, depth, copying);
+  } else {
+    if (!isPlainObject(value)) return NOT_PLAIN;
+    copy = copyOwn(value as Record<string, unknown>, depth, copying);
+  }
+  if (copy !== NOT_PLAIN) copying.set(value, copy);
+  return copy;
 }
 
-function copyOwn(value: Record<string, unknown>, depth: number): Copied | typeof NOT_PLAIN {
+function copyItems(value: unknown[], depth: number, copying: Copying): Copy | typeof NOT_PLAIN {
+  const items: unknown[] = new Array(value.length);
+  for (let i = 0; i < value.length; i += 1) {
+    const item = copyOf(value[i], depth + 1, copying);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    items[i] = item;
+  }
+  return new Copy(null, items);
+}
+
+function copyOwn(value: Record<string, unknown>, depth: number, copying: Copying): Copy | typeof NOT_PLAIN {
   const keys = Object.keys(value);
   const values: unknown[] = new Array(keys.length);
   for (let i = 0; i < keys.length; i += 1) {
-    const item = copyOf(value[keys[i]], depth + 1);
+    const item = copyOf(value[keys[i]], depth + 1, copying);
     if (item === NOT_PLAIN) return NOT_PLAIN;
     values[i] = item;
   }
-  return new Copied(keys, values);
+  return new Copy(keys, values);
 }
+
+/** The number of the check under way: a shared copy's `heldIn` names the check that found it held. */
+let check = 0;
 
 /**
- * Whether `value` holds the same plain data as `copy` (made by copyOf). A copy is never the
- * object it copies (arrays and objects are copied afresh), so `value === copy` is a primitive
- * that matches: the common case (a string, a number) is decided without a call.
+ * Whether `value` holds the same plain data as `copy` (made by copyOf).
  */
 function holds(value: unknown, copy: unknown): boolean {
-  if (value === copy) return true;
-  if (value === null || typeof value !== 'object' || copy === null || typeof copy !== 'object') return false;
-  if (Array.isArray(value)) {
-    if (!Array.isArray(copy) || value.length !== copy.length) return false;
-    for (let i = 0; i < value.length; i += 1) {
-      const item = value[i];
-      const copied = copy[i];
-      if (item !== copied && !holds(item, copied)) return false;
-    }
-    return true;
+  // a copy that is an object is a Copy (copyOf), never the value itself; asked first, so that
+  // a primitive is compared as one
+  if (typeof copy !== 'object' || copy === null) return value === copy;
+  if (typeof value !== 'object' || value === null) return false;
+  const copied = copy as Copy;
+  if (copied.heldIn === check && copied.heldBy === value) return true;
+  const held =
+    copied.keys === null
+      ? Array.isArray(value) && holdsItems(value, copied.values)
+      : isPlainObject(value) && holdsOwn(value as Record<string, unknown>, copied);
+  if (held && copied.shared) {
+    copied.heldBy = value;
+    copied.heldIn = check;
   }
-  if (!(copy instanceof Copied) || !isPlainObject(value)) return false;
-  return holdsOwn(value as Record<string, unknown>, copy);
+  return held;
 }
 
-function holdsOwn(value: Record<string, unknown>, copy: Copied): boolean {
-  const copied = copy.keys;
+function holdsItems(value: unknown[], items: unknown[]): boolean {
+  if (value.length !== items.length) return false;
+  for (let i = 0; i < items.length; i += 1) {
+    if (!holds(value[i], items[i])) return false;
+  }
+  return true;
+}
+
+function holdsOwn(value: Record<string, unknown>, copy: Copy): boolean {
+  const copied = copy.keys!;
   const values = copy.values;
   let i = 0;
   // for-in lists the own enumerable keys in Object.keys' order, then any inherited enumerable
@@ -110,9 +151,7 @@ function holdsOwn(value: Record<string, unknown>, copy: Copied): boolean {
   // match of Object.keys; and it lists them without making an array of them
   for (const key in value) {
     if (i === copied.length || key !== copied[i]) return false;
-    const item = value[key];
-    const was = values[i];
-    if (item !== was && !holds(item, was)) return false;
+    if (!holds(value[key], values[i])) return false;
     i += 1;
   }
   return i === copied.length;
@@ -126,8 +165,9 @@ export function memoOf(object: object): Memo | undefined {
   try {
     const entry = entries.get(object);
     const prototype = Object.getPrototypeOf(object);
+    check += 1;
     if (entry && entry.prototype === prototype && holdsOwn(object as Record<string, unknown>, entry.data)) return entry.memo;
-    const data = copyOwn(object as Record<string, unknown>, 0);
+    const data = copyOwn(object as Record<string, unknown>, 0, new Map());
     if (data !== NOT_PLAIN) {
       const memo: Memo = {};
       entries.set(object, { prototype, data, memo });
