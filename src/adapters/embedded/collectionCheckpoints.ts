@@ -15,10 +15,9 @@ import type {
   WriteRecord,
 } from '../../domain/ports/checkpointsRepository.ts';
 import type { Serialised } from '../../domain/agent/checkpoints/checkpointText.ts';
-import { CHECKPOINT_KEY_SEPARATOR, channelValueKey, valuesByChannel } from '../../domain/agent/checkpoints/checkpointer.ts';
+import { channelValueKey, checkpointKey as key, valuesByChannel } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { joinChain, partsOf } from '../../domain/agent/checkpoints/channelChains.ts';
 
-const key = (...parts: string[]) => parts.join(CHECKPOINT_KEY_SEPARATOR);
 const cpKeyOf = (r: CheckpointRecord) => key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
 const writeIdOf = (w: WriteRecord) => key(w.cp_key, w.task_id, String(w.idx));
 

@@ -8,7 +8,7 @@
 // the values only it named; the records stay where they are on disk, and a read of them (a
 // thread's history, its state at a checkpoint, a fork) reads them from there.
 import type { CheckpointRecord } from '../../domain/ports/checkpointsRepository.ts';
-import { CHECKPOINT_KEY_SEPARATOR, channelValueKey } from '../../domain/agent/checkpoints/checkpointer.ts';
+import { channelValueKey, checkpointKey } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { partsOf } from '../../domain/agent/checkpoints/channelChains.ts';
 import { CHECKPOINT_COLLECTIONS } from './collectionCheckpoints.ts';
 
@@ -40,7 +40,7 @@ export function dropSuperseded(put: object, cached: CachedRecords): void {
   const child = put as CheckpointRecord;
   const parentId = child.parent_checkpoint_id;
   if (!parentId || !(parentId < child.checkpoint_id)) return;
-  const parentKey = [child.thread_id, child.checkpoint_ns, parentId].join(CHECKPOINT_KEY_SEPARATOR);
+  const parentKey = checkpointKey(child.thread_id, child.checkpoint_ns, parentId);
   const parent = cached.uncache(CHECKPOINTS, parentKey) as CheckpointRecord | undefined;
   for (const id of cached.heldIdsWhere(WRITES, parentKey, 'cp_key', parentKey)) cached.uncache(WRITES, id);
   if (!parent?.channels) return;

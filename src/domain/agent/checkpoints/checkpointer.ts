@@ -20,6 +20,7 @@ import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepos
 import { deserialise, deserialiseSharing, langGraphSerde, RevivedObjects, serialise, type Serde, type Serialised } from './checkpointText.ts';
 import { asTail, mayExtend, partsOf } from './channelChains.ts';
 import { assignOwn } from '../../../shared/ownCopy.ts';
+import { joinedText } from '../../../shared/joinedText.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
@@ -44,7 +45,9 @@ export const channelValueKey = (threadNs: string, channel: string, at: string) =
 export const rootThreadNs = (threadId: string) => key(threadId, '');
 
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
-const key = (...parts: string[]) => parts.join(SEP);
+/** A key of checkpoint records: its parts between separators (joinedText: one-byte when they are). */
+export const checkpointKey = (...parts: string[]): string => joinedText(parts, SEP);
+const key = checkpointKey;
 
 /** Configurable keys a checkpoint's own config already carries, or that name the run (it is in `metadata.run_id`). */
 const NOT_METADATA = new Set(['checkpoint_ns', 'checkpoint_id', 'run_id', 'thread_id']);

@@ -17,6 +17,7 @@ import { serialiseValues, toMessageDict } from '../messages/messages.ts';
 import { plainValuesJson, valuesJson } from '../messages/wireJson.ts';
 import { JsonText } from '../../../shared/jsonText.ts';
 import { isCheckpointEnvelope } from '@langchain/langgraph/stream';
+import { joinedText } from '../../../shared/joinedText.ts';
 
 export type Publish = (event: string, data: unknown) => void;
 
@@ -73,7 +74,7 @@ export class RunStream {
    * nothing reuses it as an object: it goes out as its JSON text (valuesText), no copy made.
    */
   chunk(namespace: string[], mode: string, data: unknown, interim = false): void {
-    const suffix = namespace.length ? `|${namespace.join('|')}` : '';
+    const suffix = namespace.length ? `|${joinedText(namespace, '|')}` : '';
     if (mode === 'messages') {
       const [message, metadata] = data as [unknown, Record<string, unknown>];
       this.message(message, metadata ?? {}, suffix);
