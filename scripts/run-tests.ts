@@ -27,7 +27,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PRELOAD } from '../test/support/preload.ts';
 import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraphs.ts';
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
-import { longestFirst, packFolders, typeScriptLast } from './testOrder.ts';
+import { ALONE_FILES, longestFirst, packFolders, typeScriptLast } from './testOrder.ts';
 import { describeLeftBehind, fileTempDir, leftBehind, makeRunTempDir } from './testTempDirs.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV } from '../test/support/postgresEnv.ts';
 
@@ -212,13 +212,14 @@ function endAfterGrace(message: string, template = false): string {
  * npm test's files (the suite '') in groups of GROUP_SIZE at most, each of one folder, the
  * folder's files split evenly, those that load TypeScript uncompiled last (typeScriptLast), the
  * small folders' packed with the next ones by name (packFolders); every other suite's file alone,
- * and those of the ALONE folders. In START_ORDER's order.
+ * and those of the ALONE folders and ALONE_FILES. In START_ORDER's order.
  */
 function groupsOf(ordered: string[]): string[][] {
   const groups: string[][] = [];
   const byFolder = new Map<string, string[]>();
   for (const file of ordered) {
-    if (suiteOf(file) !== '' || GROUP_SIZE === 1 || ALONE.has(path.dirname(file).split(path.sep).join('/'))) groups.push([file]);
+    const slashed = file.split(path.sep).join('/');
+    if (suiteOf(file) !== '' || GROUP_SIZE === 1 || ALONE.has(path.posix.dirname(slashed)) || ALONE_FILES.has(slashed)) groups.push([file]);
     else byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
   }
   const folders = [...byFolder].map(([folder, files]) => {

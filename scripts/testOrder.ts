@@ -108,10 +108,8 @@ export function longestFirst(groups: string[][], rank: (group: string[]) => numb
  * registers tsx's loader in the test process, and every module loaded after it there crosses the
  * loader's thread, the rest of its group's files with it (found by logging module.register in each
  * test process of their folders). Each runs last of its folder's files (typeScriptLast), so that
- * no file after it in its process pays for it. test/shared's loader files are not moved: they
- * assert on tsx's registration itself (no tsx yet, or tsx with their own tsconfig), so two of them
- * in one process after another's registration fail (CI on 804f01b3: moved last, layouts followed
- * projectCompile's registration); in their folder's plain order they land in different groups.
+ * no file after it in its process pays for it. test/shared's loader files, which assert on tsx's
+ * registration itself, run alone instead (ALONE_FILES).
  */
 export const LOADS_TYPESCRIPT = new Set([
   'test/compose/areas/agentServerServices.startWarmUps.test.ts',
@@ -119,6 +117,19 @@ export const LOADS_TYPESCRIPT = new Set([
   'test/domain/memory/embeddings.test.ts',
   'test/handlers/agent-server/threads.clientShapes.test.ts',
   'test/runtime/project/customRoutes.test.ts',
+]);
+
+/**
+ * npm test's files that assert on tsx's registration in their own process (none yet, or tsx with
+ * their own tsconfig): each runs in a process of its own. Left in their folder's groups, they
+ * had landed in different processes only by the count of the folder's files: a file added to
+ * test/shared put projectCompile's registration before layouts' tsconfig alias (CI on 672a4d3a,
+ * as on 804f01b3).
+ */
+export const ALONE_FILES = new Set([
+  'test/shared/projectCompile.test.ts',
+  'test/shared/projectModule.layouts.test.ts',
+  'test/shared/typescriptLoader.hooksCache.test.ts',
 ]);
 
 /** A folder's files (in order) with those of LOADS_TYPESCRIPT moved to its end, each kept in order. */

@@ -9,7 +9,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { APART_FOLDERS, LOADS_TYPESCRIPT, TEST_SECONDS, expectedSeconds, longestFirst, packFolders, typeScriptLast } from '../../scripts/testOrder.ts';
+import {
+  ALONE_FILES,
+  APART_FOLDERS,
+  LOADS_TYPESCRIPT,
+  TEST_SECONDS,
+  expectedSeconds,
+  longestFirst,
+  packFolders,
+  typeScriptLast,
+} from '../../scripts/testOrder.ts';
 import { ROOT, runRunner } from './runnerRun.ts';
 
 const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
@@ -416,6 +425,11 @@ test("small folders share a process with the next by name up to the group's size
   // a renamed folder would silently lose its rule
   assert.deepEqual(
     [...APART_FOLDERS].filter((folder) => !fs.existsSync(new URL(`../../${folder}`, import.meta.url))),
+    [],
+  );
+  // and so would a renamed file that runs alone
+  assert.deepEqual(
+    [...ALONE_FILES].filter((file) => !fs.existsSync(new URL(`../../${file}`, import.meta.url))),
     [],
   );
 });
