@@ -102,12 +102,12 @@ test('a shared value found unchanged by one check is compared afresh by the next
 });
 
 test('one object held many times over, deeply, is copied and compared once per object', () => {
-  // 40 levels of an object holding the next twice: 2^40 paths, 40 objects
+  // 40 levels of an object holding the next twice: 2^40 paths, 40 objects (deeper than MAX_DEPTH)
   let shared: Loose = { leaf: 'x' };
   for (let i = 0; i < 40; i += 1) shared = { left: shared, right: shared };
   const m = message();
   m.additional_kwargs = { shared };
-  // deeper than a memo copies (it has none): still answered, by what the copy and check do per object
+  // deeper than a memo copies: no memo, refused at the first path that goes too deep
   assert.equal(memoOf(m), undefined);
   let shallow: Loose = { leaf: 'x' };
   for (let i = 0; i < 25; i += 1) shallow = { left: shallow, right: shallow };
