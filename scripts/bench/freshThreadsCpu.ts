@@ -23,8 +23,10 @@
 // each busy thread slept a run (its voluntary switches) and the main thread's write and read system
 // calls a run. FRESH_CPU_TIMELINE=<dir>: every thread and the client sampled each 10 ms by a process of
 // its own (threadTimeline.mjs), printed in 100-ms steps: where the round is bound by the client's
-// creates and where by the run worker alone. FRESH_CPU_PIN=worker|split: the experiment of holding
-// the run worker on core 1 (and, with `split`, everything else on core 0) over the timed part.
+// creates and where by the run worker alone. FRESH_CPU_PIN=worker|split|pair: the experiment of holding
+// the run worker on core 1 (and, with `split`, everything else on core 0; with `pair`, the server's main
+// thread alone on core 0) over the timed part; `<tree>@BENCH_PIN=pair` pins that tree's servers only.
+// `<tree>@BENCH_MEMORY_STORE=1`: that tree's servers serve from memory (no journal).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { once } from 'node:events';
@@ -168,16 +170,18 @@ function perfOf(pid: number, name: string): ChildProcess | undefined {
 }
 
 /**
- * FRESH_CPU_PIN=worker|split (an experiment, root only): over the timed part the run worker (the
+ * FRESH_CPU_PIN=worker|split|pair (an experiment, root only): over the timed part the run worker (the
  * server's busiest thread but its main one so far) is held on core 1; `split` holds every other
- * thread of the server and the client on core 0 too. It bounds what the cores' sharing costs.
+ * thread of the server and the client on core 0 too; `pair` holds the server's main thread alone
+ * there. It bounds what the cores' sharing costs.
  */
-function pinThreads(pid: number): void {
-  const how = process.env.FRESH_CPU_PIN;
+function pinThreads(pid: number, how = process.env.FRESH_CPU_PIN): void {
   if (!how) return;
   const cpu = threadCpu(pid);
   const worker = [...cpu].filter(([tid]) => tid !== pid).sort((a, b) => b[1] - a[1])[0]![0];
   execFileSync('taskset', ['-p', '-c', '1', String(worker)], { stdio: 'ignore' });
+  // `pair`: the server's main thread on core 0, so neither of the two takes the other's core
+  if (how === 'pair') execFileSync('taskset', ['-p', '-c', '0', String(pid)], { stdio: 'ignore' });
   if (how !== 'split') return;
   for (const tid of [...cpu.keys(), ...fs.readdirSync(`/proc/${process.pid}/task`).map(Number)])
     if (tid !== worker) execFileSync('taskset', ['-p', '-c', '0', String(tid)], { stdio: 'ignore' });
@@ -248,7 +252,8 @@ function summarise(dir: string, fromUs: number, toUs: number, runs: number): voi
 async function measureTree(tree: (typeof trees)[number], round: number): Promise<void> {
   const profileDir = profiles && path.join(path.resolve(profiles), `${round + 1}-${tree.name.replace(/\W+/g, '-')}`);
   const ap = await startAgentplane({
-    dataDir: path.join(work, `data-${round}-${tree.name}`),
+    // a tree given BENCH_MEMORY_STORE=1 serves from memory (`--memory`: no journal): what the journal's writes cost the round
+    dataDir: tree.env.BENCH_MEMORY_STORE === '1' ? null : path.join(work, `data-${round}-${tree.name}`),
     workDir: path.join(work, `w-${round}-${tree.name}`),
     root: tree.root,
     env: tree.env,
@@ -295,7 +300,7 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         let after: typeof before;
         const r = await sdkRuns(sdk(client), graph, scenarioThreads, scenarioRuns, {
           started: () => {
-            pinThreads(ap.pid);
+            pinThreads(ap.pid, tree.env.BENCH_PIN ?? process.env.FRESH_CPU_PIN);
             perf ??= perfOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
             timeline ??= timelineOf(ap.pid, `${tree.name}-${round + 1}-${client}`);
             before = sample();
