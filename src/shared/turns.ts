@@ -22,7 +22,22 @@ export const LIGHT_SLICE_MS = 0.5;
 interface Piece {
   readonly resolve: () => void;
   readonly light: boolean;
+  readonly rank: TurnRank;
 }
+
+/**
+ * Which of an owner's pieces goes first (lower first, in the order they asked within a rank): a
+ * run's start, then a run's end, then the rest (its requests, its lock's waiters). Run workers
+ * wait for the first two: behind the owner's requests a run's start waited for every create the
+ * SDK's 64 connections had queued, and behind the ends of the runs that ended together for all
+ * of them, while its worker had nothing to run for a quarter of a 100-thread round (issue 86,
+ * session 47 in scripts/bench/findings.md). Another owner's pieces are not concerned: owners are
+ * served in rotation whatever their pieces' ranks.
+ */
+export type TurnRank = 0 | 1 | 2;
+export const RUN_START: TurnRank = 0;
+export const RUN_END: TurnRank = 1;
+const OTHER: TurnRank = 2;
 
 /** The owners with pieces waiting, in the order they are served; each owner's pieces in order. */
 const queues = new Map<string, Piece[]>();
@@ -81,16 +96,21 @@ function followsInTurn(owner: string, piece: Piece, now: number): boolean {
 }
 
 /**
- * Resolves in a turn of the event loop after `owner`'s pieces that asked before it and one of
- * each other owner's waiting; never in a turn with another of `owner`'s pieces, unless `light`
- * and the owner's pieces of that turn began under LIGHT_SLICE_MS ago.
+ * Resolves in a turn of the event loop after `owner`'s pieces of its rank (or an earlier one) that
+ * asked before it and one of each other owner's waiting; never in a turn with another of
+ * `owner`'s pieces, unless `light` and the owner's pieces of that turn began under LIGHT_SLICE_MS ago.
  */
-export function ownTurn(owner = '', light = false): Promise<void> {
+export function ownTurn(owner = '', light = false, rank: TurnRank = OTHER): Promise<void> {
   return new Promise((resolve) => {
-    const piece: Piece = { resolve, light };
+    const piece: Piece = { resolve, light, rank };
     const pieces = queues.get(owner);
-    if (pieces) pieces.push(piece);
-    else queues.set(owner, [piece]);
+    if (!pieces) queues.set(owner, [piece]);
+    else {
+      // after the owner's pieces of its rank and before those of a later one
+      let at = pieces.length;
+      while (at > 0 && pieces[at - 1]!.rank > rank) at -= 1;
+      pieces.splice(at, 0, piece);
+    }
     if (!pumping) {
       pumping = true;
       setImmediate(pump);

@@ -25,7 +25,7 @@ import { ownerOf, type RunError, type RunRecord } from '../records.ts';
 import type { RunExecutor, RunOutput } from '../graphs/runContext.ts';
 import type { TraceSpan } from '../tracing/runSpans.ts';
 import { executeGraph } from './runExecution.ts';
-import { ownTurn } from '../../../shared/turns.ts';
+import { ownTurn, RUN_END, RUN_START } from '../../../shared/turns.ts';
 import { leaseTimes } from './runLease.ts';
 import { ClaimRenewal } from './runClaimRenewal.ts';
 import { announceRunEnd, applied, isTemporary, outcomeOf, recordRunEnd, type RunEndDeps, type RunEndOutbox, type RunEnded, type Told } from './runEndRecord.ts';
@@ -322,13 +322,13 @@ export class RunEngine {
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const unreadable = running.claim?.unreadable;
     // runs claimed together start, and runs that end together conclude, one a turn, owners in rotation (turns.ts)
-    await ownTurn(ownerOf(run));
+    await ownTurn(ownerOf(run), false, RUN_START);
     const { event, output, trace } = unreadable
       ? { event: { type: 'fail', error: unreadable } as const, output: undefined, trace: undefined }
       : await executeGraph(this.deps, run, running, log, (runId, reason) => this.stopLocal(runId, reason));
     // what it published last goes with its end's write (conclude records it, or ends or detaches its log)
     this.deps.eventLog.executed(run.run_id);
-    await ownTurn(ownerOf(run));
+    await ownTurn(ownerOf(run), false, RUN_END);
     await this.conclude(run, running, event, output, trace, started, log);
   }
 
