@@ -115,16 +115,34 @@ export class InProcessRunClaims implements RunClaims {
   }
 
   /**
-   * The run this server will claim on the thread once its running run ends: the oldest pending
-   * run, when its `after_seconds` have passed. The embedded store's own: one server holds every
-   * claim here, so run workers may start that run ahead (adapters/run-workers/runsAhead.ts);
-   * with replicas sharing the queue any of them may take it, so PostgreSQL has none.
+   * The run this server will claim on the thread as soon as its running run ends: the oldest
+   * pending run, when its `after_seconds` have passed and no other thread's run waits for a
+   * claim. The embedded store's own: one server holds every claim here, so run workers may start
+   * that run ahead (adapters/run-workers/runsAhead.ts); with replicas sharing the queue any of
+   * them may take it, so PostgreSQL has none.
+   *
+   * Behind other threads' waiting runs the thread's next run takes its turn in the fair order,
+   * after them: with 100 threads' runs queued, ~300 ms after its thread's run ended. Started
+   * ahead, it was held that long in its worker, finished and counted in the worker's runs, while
+   * the worker went without work for a quarter of the round (issue 86, session 47 in
+   * scripts/bench/findings.md); so it is not named then.
    */
   async nextOnThread(threadId: string): Promise<RunRecord | null> {
+    const now = Date.now();
     const head = this.lines.get(threadId)?.pending[0];
-    if (!head || head.notBefore > Date.now()) return null;
+    if (!head || head.notBefore > now || this.othersWaiting(threadId, now)) return null;
     const run = await this.runs.get(head.runId);
     return run?.status === 'pending' ? run : null;
+  }
+
+  /** Whether another thread's run waits for a claim now (its thread runs nothing, its after_seconds have passed). */
+  private othersWaiting(threadId: string, now: number): boolean {
+    for (const [id, line] of this.lines) {
+      if (id === threadId || line.running !== null) continue;
+      const head = line.pending[0];
+      if (head && head.notBefore <= now) return true;
+    }
+    return false;
   }
 
   async enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean }> {

@@ -127,6 +127,24 @@ describe('in-process run claims', () => {
     assert.equal(await q.claimId(), b.run_id);
   });
 
+  it("names a thread's next run to start ahead only while no other thread's run waits for a claim (issue 86)", async () => {
+    const q = await queue();
+    const a1 = await q.add('t1');
+    const a2 = await q.add('t1');
+    assert.equal(await q.claimId(), a1.run_id);
+    // t1 alone: its next run is the one claimed as soon as a1 ends
+    assert.equal((await q.claims.nextOnThread('t1'))?.run_id, a2.run_id);
+    // another thread's run waits for a claim: t1's next would wait its turn behind it
+    const b1 = await q.add('t2');
+    assert.equal(await q.claims.nextOnThread('t1'), null);
+    // claimed, it waits no more
+    assert.equal(await q.claimId(), b1.run_id);
+    assert.equal((await q.claims.nextOnThread('t1'))?.run_id, a2.run_id);
+    // one held back by its after_seconds does not wait for a claim yet
+    await q.add('t3', { kwargs: { after_seconds: 60 } });
+    assert.equal((await q.claims.nextOnThread('t1'))?.run_id, a2.run_id);
+  });
+
   it('holds a run back until its after_seconds have passed, and says when', async () => {
     const q = await queue();
     const later = await q.add('t1', { kwargs: { after_seconds: 60 } });
