@@ -6,7 +6,7 @@
 // (issue 86: a turn of the loop for each request cost more than the request).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIGHT_SLICE_MS, ownTurn, RUN_END, RUN_START, TURN_SLICE_MS } from '../../src/shared/turns.ts';
+import { LIGHT_SLICE_MS, ownTurn, RUN_END, RUN_START, TURN_SLICE_MS, type TurnRank } from '../../src/shared/turns.ts';
 import { countLoopTurns } from '../support/loopTurns.ts';
 
 test("owners take turns: another owner's piece runs after one of a flooding owner's, not after its queue", async () => {
@@ -102,7 +102,7 @@ test("a light piece that holds the loop past the light slice ends its owner's pi
 
 test("an owner's run starts go before its run ends, and those before its requests; each rank in the order asked (issue 86)", async () => {
   const ran: string[] = [];
-  const piece = (name: string, owner: string, light: boolean, rank?: 0 | 1 | 2) => ownTurn(owner, light, rank).then(() => void ran.push(name));
+  const piece = (name: string, owner: string, light: boolean, rank?: TurnRank) => ownTurn(owner, light, rank).then(() => void ran.push(name));
   // the SDK's creates queued first, then runs ending together, then a run's start
   const pieces = [piece('create0', 'a', true), piece('create1', 'a', true), piece('end0', 'a', false, RUN_END), piece('end1', 'a', false, RUN_END)];
   pieces.push(piece('start0', 'a', false, RUN_START), piece('create2', 'a', true), piece('start1', 'a', false, RUN_START));
