@@ -7,13 +7,16 @@
 // a new run's first event (a run stream on a thread of its own). Then the cost of a replay:
 // the last run's events asked `since` the event before it, on a thread with a short history
 // and on one with a long one; a replay that costs what it returns takes the same time on both.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import path from 'node:path';
 import { expectStatus, request, ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
 import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
 import { DELIVERY_SAMPLE_EVERY, openSubscribers, type DeliveryFigure } from './fanoutSubscribers.ts';
 import { freePort, startChild } from './proc.ts';
 import { timelineSize, windowClumps, windowDeliveries } from './fanoutTimeline.ts';
+import { writeBenchGraph } from './graph.ts';
 
 export { DELIVERY_SAMPLE_EVERY, type DeliveryFigure };
 
@@ -84,6 +87,24 @@ export interface CeilingFigure {
    * in the same client loop as the `/ok` samples, which the ceiling's own figure is taken without.
    */
   besideRuns?: { okP99Ms: number; okSamples: number; delivery: DeliveryFigure | null; runs: number; lostEvents: number; failedSubscribers: number };
+  /**
+   * BENCH_FANOUT_CEILING_BESIDE_GRAPH=1: an extra figure, not the target's. The ceiling's window
+   * played a second time while LangGraph alone (graphAlonePaced.ts: no server, its in-memory
+   * checkpointer) runs the same graph on as many threads at agentplane's loaded rate, each thread's
+   * state as long, at the run workers' lower priority: LangGraph's own work on those runs without a
+   * server's, beside the broadcaster (is the runs' CPU on the cores what keeps `/ok` from the ceiling?).
+   * `runs` and `cpuMsPerRun`: what LangGraph alone ran meanwhile.
+   */
+  besideGraph?: {
+    okP99Ms: number;
+    okSamples: number;
+    delivery: DeliveryFigure | null;
+    runs: number;
+    runsPerSecond: number;
+    cpuMsPerRun: number;
+    lostEvents: number;
+    failedSubscribers: number;
+  };
 }
 
 /** agentplane started fresh for the fan-out phase in `work`, from the tree at `root`: the stream caps raised for its subscribers. */
@@ -298,6 +319,8 @@ export async function measureFanout(
   mark('runs alone', 'to', sampled.okSpans);
   running = false;
   await Promise.all(drivers);
+  // each thread's history when the loaded window begins (the runs before it: graphAlonePaced.ts gives its threads as many)
+  const historyRuns = Math.round(runs / threads.length);
   log(
     `  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms${keylessNote(aloneKeyless)}, first event ${runsAlone.firstEventMs} ms`,
   );
@@ -391,6 +414,25 @@ export async function measureFanout(
         `  (extra, not the target's) the ceiling with ${runs} of agentplane's runs beside it: /ok p99 ${beside.loaded.okP99Ms} ms; agentplane's loaded /ok p99 is ${r2(loaded.okP99Ms / beside.loaded.okP99Ms)}× that`,
       );
     }
+    if (process.env.BENCH_FANOUT_CEILING_BESIDE_GRAPH === '1') {
+      const rate = window.runs / window.seconds / counts.threads;
+      const pacer = await startPacedGraph(counts.threads, rate, historyRuns);
+      const beside = await measureCeiling(recorded, window, counts, (line) => log(`${line} [again, LangGraph alone's runs beside it]`));
+      const ran = await pacer.stop();
+      ceiling.besideGraph = {
+        okP99Ms: beside.loaded.okP99Ms,
+        okSamples: beside.loaded.okSamples,
+        delivery: beside.delivery,
+        runs: ran.runs,
+        runsPerSecond: r2(ran.runs / ran.seconds),
+        cpuMsPerRun: r2(ran.cpuMs / Math.max(1, ran.runs)),
+        lostEvents: beside.lostEvents,
+        failedSubscribers: beside.failedSubscribers,
+      };
+      log(
+        `  (extra, not the target's) the ceiling with LangGraph alone running the graph beside it (${ran.runs} runs, ${ceiling.besideGraph.runsPerSecond} runs/s against agentplane's ${r2(window.runs / window.seconds)}, ${ceiling.besideGraph.cpuMsPerRun} ms of CPU a run): /ok p99 ${beside.loaded.okP99Ms} ms (${r2(beside.loaded.okP99Ms / ceiling.loaded.okP99Ms)}× the ceiling's alone); agentplane's loaded /ok p99 is ${r2(loaded.okP99Ms / beside.loaded.okP99Ms)}× that`,
+      );
+    }
     log(
       `  the same load: the window's events come to ${ceiling.windowDeliveries} over the subscribers; the ceiling's received ${ceiling.eventsReceived}, agentplane's ${eventsReceived} (${eventsReceived - (ceiling.windowDeliveries ?? 0)} more: the history replayed to each as it subscribed)`,
     );
@@ -427,6 +469,34 @@ export async function lastRunEvents(t: FanoutTarget, thread: string): Promise<st
   }
   const start = events.findLastIndex((e) => e.method === 'lifecycle' && (e.params?.namespace ?? []).length === 0 && e.params?.data?.event === 'running');
   return start < 0 ? [] : events.slice(start).map((e) => JSON.stringify(e));
+}
+
+/** LangGraph alone running the bench graph on `threads` threads at `rate` runs/s a thread (graphAlonePaced.ts), once each holds `history` runs; `stop()` says what it ran. */
+async function startPacedGraph(threads: number, rate: number, history: number): Promise<{ stop(): Promise<{ runs: number; seconds: number; cpuMs: number }> }> {
+  const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
+  const runner = path.join(ROOT, 'scripts/bench/graphAlonePaced.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', runner, graph, String(threads), String(rate), String(history)], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const paced = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('paced\n')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`graphAlonePaced.ts exited (${code}) before its runs began`)));
+  });
+  await paced;
+  return {
+    async stop() {
+      const exited = once(child, 'exit');
+      child.stdin.end();
+      await exited;
+      return JSON.parse(out.trim().split('\n').at(-1)!) as { runs: number; seconds: number; cpuMs: number };
+    },
+  };
 }
 
 /** The bare node:http broadcaster (fanoutCeiling.ts) in a process of its own, answering `/ok`: the ceiling of the fan-out benches. */
@@ -522,6 +592,12 @@ export function fanoutSection(f: FanoutFigure | null | undefined): string[] {
             ? [
                 '',
                 `Extra, not the target's figure (\`BENCH_FANOUT_CEILING_BESIDE_RUNS=1\`): the ceiling's window played again with agentplane's runs going on its threads beside it (${f.ceiling.besideRuns.runs} runs, no subscriber on agentplane): the ceiling's \`/ok\` p99 ${ms(f.ceiling.besideRuns.okP99Ms)}, delivery p99 ${ms(f.ceiling.besideRuns.delivery?.p99Ms ?? NaN)}; agentplane's loaded \`/ok\` p99 is ${r2(f.loaded.okP99Ms / f.ceiling.besideRuns.okP99Ms)}× that.`,
+              ]
+            : []),
+          ...(f.ceiling.besideGraph
+            ? [
+                '',
+                `Extra, not the target's figure (\`BENCH_FANOUT_CEILING_BESIDE_GRAPH=1\`): the ceiling's window played again while LangGraph alone (\`scripts/bench/graphAlonePaced.ts\`: no server, its in-memory checkpointer, at the run workers' niceness) ran the same graph on ${f.threads} threads at agentplane's loaded rate (${f.ceiling.besideGraph.runs} runs, ${f.ceiling.besideGraph.runsPerSecond} runs/s, ${ms(f.ceiling.besideGraph.cpuMsPerRun)} of CPU a run): LangGraph's own work on those runs, without a server's. The ceiling's \`/ok\` p99 then ${ms(f.ceiling.besideGraph.okP99Ms)} (${r2(f.ceiling.besideGraph.okP99Ms / f.ceiling.loaded.okP99Ms)}× its own without them), delivery p99 ${ms(f.ceiling.besideGraph.delivery?.p99Ms ?? NaN)}; agentplane's loaded \`/ok\` p99 is ${r2(f.loaded.okP99Ms / f.ceiling.besideGraph.okP99Ms)}× that.`,
               ]
             : []),
         ]
