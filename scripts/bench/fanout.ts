@@ -415,10 +415,15 @@ export async function measureFanout(
       );
     }
     if (process.env.BENCH_FANOUT_CEILING_BESIDE_GRAPH === '1') {
-      const rate = window.runs / window.seconds / counts.threads;
-      const pacer = await startPacedGraph(counts.threads, rate, historyRuns);
-      const beside = await measureCeiling(recorded, window, counts, (line) => log(`${line} [again, LangGraph alone's runs beside it]`));
-      const ran = await pacer.stop();
+      const pacer = await startPacedGraph(counts.threads, window.runs / window.seconds / counts.threads, historyRuns);
+      let beside: CeilingFigure;
+      let ran: { runs: number; seconds: number; cpuMs: number };
+      try {
+        beside = await measureCeiling(recorded, window, counts, (line) => log(`${line} [again, LangGraph alone's runs beside it]`));
+      } finally {
+        // its runs never outlast the figure, whatever became of it
+        ran = await pacer.stop();
+      }
       ceiling.besideGraph = {
         okP99Ms: beside.loaded.okP99Ms,
         okSamples: beside.loaded.okSamples,

@@ -1,6 +1,5 @@
 // Child process of fanout.ts's `BENCH_FANOUT_CEILING_BESIDE_GRAPH=1` (issue 87): the fan-out's
-// runs as LangGraph alone would run them — the bench graph, LangGraph's in-memory checkpointer,
-// no server, no HTTP, no store, no event log — on as many threads, at the rate agentplane ran
+// runs as LangGraph alone would run them (graphAloneGraph.ts) — no server, no HTTP, no store, no event log — on as many threads, at the rate agentplane ran
 // them under its subscribers, at the run workers' lower scheduling priority: LangGraph's own work
 // on those runs, put beside the bare broadcaster, tells whether the runs' CPU on the cores is what
 // keeps a server's `/ok` p99 from the broadcaster's.
@@ -9,28 +8,17 @@
 // closes, then prints one JSON line: { runs, seconds, cpuMs }.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { MemorySaver } from '@langchain/langgraph';
 import { RUN_WORKER_NICENESS } from '../../src/adapters/run-workers/schedulingPriority.ts';
-
-type Streamable = {
-  checkpointer?: unknown;
-  stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>>;
-};
+import { loadGraphAlone, runAlone } from './graphAloneGraph.ts';
 
 const [spec, threadsArg, rateArg, historyArg] = process.argv.slice(2);
-const [file, exportName] = spec.split(/:(?=[^:]+$)/);
-const graph = (await import(pathToFileURL(file).href))[exportName] as Streamable;
-graph.checkpointer = new MemorySaver();
+const graph = await loadGraphAlone(spec);
 // the whole process (its V8 helpers too) below the broadcaster, as agentplane's run workers are below its main thread
 os.setPriority(process.pid, Math.min(19, os.getPriority(process.pid) + RUN_WORKER_NICENESS));
 
 const threads = Array.from({ length: Number(threadsArg) }, () => randomUUID());
 const spacingMs = 1000 / Number(rateArg);
-const run = async (threadId: string) => {
-  const input = { messages: [{ role: 'user', content: `fan-out ${randomUUID()}` }] };
-  for await (const chunk of await graph.stream(input, { configurable: { thread_id: threadId }, streamMode: 'values' })) void chunk;
-};
+const run = (threadId: string) => runAlone(graph, threadId, 'fan-out');
 
 // each thread's state as long as agentplane's threads' were when its loaded window began
 for (let i = 0; i < Number(historyArg); i += 1) await Promise.all(threads.map(run));

@@ -2,8 +2,7 @@
 // LangGraph's in-memory checkpointer (the upstream dev server's kind) and no server around it,
 // in the counts the servers get. Prints one JSON line: the figures per scenario.
 import { randomUUID } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
-import { MemorySaver } from '@langchain/langgraph';
+import { loadGraphAlone, runAlone } from './graphAloneGraph.ts';
 import { ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, WARM_UP } from './runs.ts';
 
 /** The counts: the runs phase's unless given (the fresh rounds give their own warm-up, runs and one round). */
@@ -14,14 +13,7 @@ const counts = (process.argv[3] ? JSON.parse(process.argv[3]) : {}) as {
   rounds?: number;
 };
 
-type Streamable = {
-  checkpointer?: unknown;
-  stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>>;
-};
-
-const [file, exportName] = process.argv[2].split(/:(?=[^:]+$)/);
-const graph = (await import(pathToFileURL(file).href))[exportName] as Streamable;
-graph.checkpointer = new MemorySaver();
+const graph = await loadGraphAlone(process.argv[2]);
 
 /** `perThread` runs one after another on each of `threads` threads, the threads side by side. */
 async function drain(threads: number, perThread: number): Promise<number> {
@@ -29,11 +21,7 @@ async function drain(threads: number, perThread: number): Promise<number> {
   const started = performance.now();
   await Promise.all(
     ids.map(async (threadId) => {
-      for (let i = 0; i < perThread; i += 1) {
-        const input = { messages: [{ role: 'user', content: `hello ${randomUUID()}` }] };
-        // a background run's default stream mode on both servers
-        for await (const chunk of await graph.stream(input, { configurable: { thread_id: threadId }, streamMode: 'values' })) void chunk;
-      }
+      for (let i = 0; i < perThread; i += 1) await runAlone(graph, threadId, 'hello');
     }),
   );
   return (performance.now() - started) / 1000;
