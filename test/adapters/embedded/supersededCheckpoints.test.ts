@@ -94,3 +94,44 @@ test('a put whose parent is not older (not a newer checkpoint) drops nothing', a
     });
   });
 });
+
+/** A checkpoint whose `messages` is stored as a chain: the `at`s before its own in `base` (none: whole). */
+function chained(id: string, at: string, base: string[], parent?: string): CheckpointRecord {
+  const record = checkpoint(id, { messages: at }, parent);
+  if (base.length) record.channels!.messages = { ...record.channels!.messages!, base };
+  return record;
+}
+
+/** What the cache holds with only these records written: the child's checkpoint and the values named. */
+async function cachedAlone(child: CheckpointRecord, ats: string[]): Promise<number> {
+  let bytes = 0;
+  await withStore(async (store, checkpoints) => {
+    await checkpoints.write(ats.map((at) => checkpoints.putValueOp(value('messages', at))));
+    await checkpoints.put(child, []);
+    bytes = store.cachedBytes;
+  });
+  return bytes;
+}
+
+test("a put keeps cached the values of its parent's chain it still reads, and drops the others", async () => {
+  const parentChain = chained('cp-3', 'cp-3', ['cp-1', 'cp-2']);
+  const cases: { what: string; child: CheckpointRecord; added: string[]; kept: string[] }[] = [
+    { what: 'the chain goes on', child: chained('cp-4', 'cp-4', ['cp-1', 'cp-2', 'cp-3'], 'cp-3'), added: ['cp-4'], kept: ['cp-1', 'cp-2', 'cp-3', 'cp-4'] },
+    { what: 'the same value', child: chained('cp-4', 'cp-3', ['cp-1', 'cp-2'], 'cp-3'), added: [], kept: ['cp-1', 'cp-2', 'cp-3'] },
+    { what: 'stored whole again', child: chained('cp-4', 'cp-4', [], 'cp-3'), added: ['cp-4'], kept: ['cp-4'] },
+    { what: 'a chain sharing its first value only', child: chained('cp-4', 'cp-4', ['cp-1'], 'cp-3'), added: ['cp-4'], kept: ['cp-1', 'cp-4'] },
+  ];
+  for (const { what, child, added, kept } of cases) {
+    await withStore(async (store, checkpoints) => {
+      await checkpoints.put(
+        parentChain,
+        ['cp-1', 'cp-2', 'cp-3'].map((at) => value('messages', at)),
+      );
+      await checkpoints.put(
+        child,
+        added.map((at) => value('messages', at)),
+      );
+      assert.equal(store.cachedBytes, await cachedAlone(child, kept), what);
+    });
+  }
+});
