@@ -161,6 +161,22 @@ describe('container deployer', () => {
   );
 });
 
+/**
+ * The shortest prefix of the image id, 4 hex characters at least, that no other image in podman's
+ * storage shares: podman resolves a prefix only when it is unique (two images whose ids began with
+ * the same 4 characters, one of them another test's, made it "image not known"). The server
+ * refuses every prefix alike; this only shows podman would run it.
+ */
+function uniquePrefix(id: string): string {
+  const others = podman(['images', '--all', '--no-trunc', '--quiet'])
+    .split('\n')
+    .map((line) => line.trim().replace(/^sha256:/, ''))
+    .filter((other) => other && other !== id);
+  let length = 4;
+  while (others.some((other) => other.startsWith(id.slice(0, length)))) length += 1;
+  return id.slice(0, length);
+}
+
 describe('container deployer: images (issue 83)', () => {
   let server: TestServer;
   // two tenants: B's build is what A is after
@@ -200,8 +216,8 @@ describe('container deployer: images (issue 83)', () => {
     const id = podman(['image', 'inspect', '--format', '{{.Id}}', build]).trim();
     const attacker = await json(asA('/v2/deployments', { method: 'POST', json: body('attacker', image) }), 201);
     try {
-      // podman itself would run each of these: a prefix of 4 hex characters is enough to it
-      assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', id.slice(0, 4)]).trim(), id);
+      // podman itself would run each of these: a short prefix of the id is enough to it
+      assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', uniquePrefix(id)]).trim(), id);
       for (const [uri, rule] of [
         [build, /reserved/],
         [id.slice(0, 4), /image id/],
@@ -323,7 +339,7 @@ describe('kube-local deployer', () => {
       podman(['tag', image, build]);
       const id = podman(['image', 'inspect', '--format', '{{.Id}}', build]).trim();
       try {
-        assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', id.slice(0, 4)]).trim(), id);
+        assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', uniquePrefix(id)]).trim(), id);
         for (const group of ['sidecars', 'init_containers'])
           for (const [stolen, rule] of [
             [build, /reserved/],
