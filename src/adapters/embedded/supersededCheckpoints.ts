@@ -9,6 +9,7 @@
 // thread's history, its state at a checkpoint, a fork) reads them from there.
 import type { ChannelRef, CheckpointRecord } from '../../domain/ports/checkpointsRepository.ts';
 import { channelValueKey, checkpointKey } from '../../domain/agent/checkpoints/checkpointer.ts';
+import { chainLength, partAt } from '../../domain/agent/checkpoints/channelChains.ts';
 import { CHECKPOINT_COLLECTIONS } from './collectionCheckpoints.ts';
 
 /** The collection whose puts supersede (collectionCheckpoints.ts names the three). */
@@ -31,10 +32,6 @@ export interface CachedRecords {
 function reads(ref: ChannelRef | undefined, at: string): boolean {
   return ref !== undefined && (ref.at === at || (ref.base !== undefined && ref.base.includes(at)));
 }
-
-/** The `at` of the i-th value of `ref`'s chain, the whole one first (channelChains.ts partsOf, without the array). */
-const partAt = (ref: ChannelRef, i: number) => (ref.base !== undefined && i < ref.base.length ? ref.base[i]! : ref.at);
-const chainLength = (ref: ChannelRef) => (ref.base?.length ?? 0) + 1;
 
 /** Whether `ref`'s chain begins with every part of `parent`'s: the same value, or a tail of it (a thread's messages, run after run). */
 function readsAllOf(ref: ChannelRef | undefined, parent: ChannelRef): boolean {

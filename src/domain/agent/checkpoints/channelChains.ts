@@ -21,6 +21,12 @@ export function partsOf(ref: ChannelRef): string[] {
   return ref.base ? [...ref.base, ref.at] : [ref.at];
 }
 
+/** How many stored values a ref's value is made of (partsOf's length, no array made). */
+export const chainLength = (ref: ChannelRef): number => (ref.base?.length ?? 0) + 1;
+
+/** The `at` of the i-th stored value of a ref's value (partsOf(ref)[i], no array made: a put compares long chains part by part). */
+export const partAt = (ref: ChannelRef, i: number): string => (ref.base !== undefined && i < ref.base.length ? ref.base[i]! : ref.at);
+
 /** How many leading characters `a` and `b` have in common (never ending between a surrogate pair). */
 export function sharedPrefix(a: string, b: string): number {
   const most = Math.min(a.length, b.length);
