@@ -134,6 +134,9 @@ const input = () => ({ messages: [{ role: 'user', content: `fan-out ${randomUUID
 
 let commandId = 0;
 
+/** The last answers agentplane's drivers read (a run.start's and a join's): what the full ceiling answers its paced drivers with. */
+export const lastAnswers = { start: '', join: '' };
+
 /** One run on the thread as a protocol v2 client starts it (`run.start`), waited for to its end: whether it succeeded. */
 export async function protocolRun(t: FanoutTarget, thread: string): Promise<boolean> {
   const res = await json(t, `/threads/${thread}/commands`, {
@@ -141,11 +144,16 @@ export async function protocolRun(t: FanoutTarget, thread: string): Promise<bool
     method: 'run.start',
     params: { assistant_id: t.assistant, input: input() },
   });
-  const answer = (await res.json()) as { type?: string; result?: { run_id?: string } };
+  const text = await res.text();
+  const answer = JSON.parse(text) as { type?: string; result?: { run_id?: string } };
   if (res.status !== 200 || answer.type !== 'success' || !answer.result?.run_id)
     throw new Error(`run.start: HTTP ${res.status} ${JSON.stringify(answer).slice(0, 200)}`);
   const joined = await fetch(`${t.url}/threads/${thread}/runs/${answer.result.run_id}/join`, { headers: t.headers });
-  await joined.arrayBuffer();
+  const body = await joined.arrayBuffer();
+  if (t.assistant) {
+    lastAnswers.start = text;
+    lastAnswers.join = Buffer.from(body).toString('utf8');
+  }
   return joined.status === 200;
 }
 
@@ -438,6 +446,43 @@ export async function measureFanout(
         `  (extra, not the target's) the ceiling with LangGraph alone running the graph beside it (${ran.runs} runs, ${ceiling.besideGraph.runsPerSecond} runs/s against agentplane's ${r2(window.runs / window.seconds)}, ${ceiling.besideGraph.cpuMsPerRun} ms of CPU a run): /ok p99 ${beside.loaded.okP99Ms} ms (${r2(beside.loaded.okP99Ms / ceiling.loaded.okP99Ms)}× the ceiling's alone); agentplane's loaded /ok p99 is ${r2(loaded.okP99Ms / beside.loaded.okP99Ms)}× that`,
       );
     }
+    // BENCH_FANOUT_CEILING_FULL=drivers,graph: the ceiling's window again with the runs' requests paced at
+    // agentplane's rate and answered by the broadcaster (`drivers`), and with LangGraph alone's runs beside too (`graph`)
+    for (const variant of (process.env.BENCH_FANOUT_CEILING_FULL ?? '').split(',').filter((v) => v === 'drivers' || v === 'graph')) {
+      const rate = window.runs / window.seconds / counts.threads;
+      let pacedRuns = 0;
+      let ran = { runs: 0, seconds: 0, cpuMs: 0 };
+      const full = await measureCeiling(
+        recorded,
+        window,
+        counts,
+        (line) => log(`${line} [again, ${variant}: paced drivers answered by it${variant === 'graph' ? ', LangGraph alone beside' : ''}]`),
+        async (bt, ids) => {
+          const pacer = variant === 'graph' ? await startPacedGraph(counts.threads, rate, historyRuns) : undefined;
+          let going = true;
+          const every = 1000 / rate;
+          const began = performance.now();
+          const loops = ids.map(async (id, i) => {
+            let next = began + (every * i) / ids.length;
+            while (going) {
+              const wait = next - performance.now();
+              if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+              if (!going) break;
+              if (await protocolRun(bt, id)) pacedRuns += 1;
+              next += every;
+            }
+          });
+          return async () => {
+            going = false;
+            await Promise.all(loops);
+            if (pacer) ran = await pacer.stop();
+          };
+        },
+      );
+      log(
+        `  (extra) the full ceiling (${variant}): ${pacedRuns} paced driver runs answered by the broadcaster, LangGraph alone ${ran.runs} runs (${r2(ran.cpuMs / Math.max(1, ran.runs))} ms CPU a run) beside: /ok p99 ${full.loaded.okP99Ms} ms (${r2(full.loaded.okP99Ms / ceiling.loaded.okP99Ms)}× the bare ceiling's); agentplane's loaded /ok p99 is ${r2(loaded.okP99Ms / full.loaded.okP99Ms)}× that; delivery p99 ${full.delivery?.p99Ms} ms`,
+      );
+    }
     log(
       `  the same load: the window's events come to ${ceiling.windowDeliveries} over the subscribers; the ceiling's received ${ceiling.eventsReceived}, agentplane's ${eventsReceived} (${eventsReceived - (ceiling.windowDeliveries ?? 0)} more: the history replayed to each as it subscribed)`,
     );
@@ -528,6 +573,8 @@ async function measureCeiling(
   window: { fromMs: number; seconds: number; runs: number },
   counts: { subscribers: number; threads: number },
   log: (s: string) => void,
+  /** Started once the window plays, stopped after it: more load beside the ceiling (the full ceiling's). */
+  beside?: (t: FanoutTarget, threads: string[]) => Promise<() => Promise<void>>,
 ): Promise<CeilingFigure> {
   const child = await startBroadcaster();
   try {
@@ -539,7 +586,8 @@ async function measureCeiling(
     const timeline = recorded.map((events) => windowClumps(events, window.fromMs));
     const played = timelineSize(timeline);
     const control = (what: string, body: unknown) => json(t, `/bench/${what}`, body).then((res) => res.arrayBuffer());
-    await control('start', { threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })), fromMs: window.fromMs });
+    await control('start', { threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })), fromMs: window.fromMs, answers: lastAnswers });
+    const stopBeside = beside ? await beside(t, threads) : undefined;
     // its clock: the clumps are timed from its answer (the recorded window is large to send and parse)
     const began = performance.now();
     // as agentplane's: sampled from 1 s into the window, then the window played to its end
@@ -548,6 +596,7 @@ async function measureCeiling(
     const rest = Math.max(window.seconds * 1000, played.lastMs + 100) - (performance.now() - began);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, rest)));
     await control('stop', {});
+    await stopBeside?.();
     await new Promise((resolve) => setTimeout(resolve, 500));
     const closed = await held.close();
     const figure: CeilingFigure = {

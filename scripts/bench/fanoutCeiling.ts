@@ -11,6 +11,10 @@
 //   POST /bench/start {threads: [{id, events: [event JSON, …]}], fromMs}: the recorded window;
 //   POST /bench/start {events: [event JSON, …], runsPerSecondPerThread}: one run on a loop (fanoutCpu.ts);
 //   POST /bench/stop
+// With `answers` ({start, join}: agentplane's last run.start answer and join body) in the start's body,
+// `POST /threads/{id}/commands` and `GET /threads/{id}/runs/{run}/join` are answered with them: the
+// runs' own requests, paced at agentplane's rate by fanout.ts (BENCH_FANOUT_CEILING_FULL), at the
+// least a server must spend on them.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -18,6 +22,10 @@ import { webSocketTextFrame } from '../../src/runtime/transports/websocket/webSo
 import { stamped, windowClumps, type Clump, type Template } from './fanoutTimeline.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events$/;
+/** The full ceiling's drivers (fanout.ts BENCH_FANOUT_CEILING_FULL): run.start and join answered with agentplane's recorded answers. */
+const COMMANDS = /^\/threads\/([^/?]+)\/commands$/;
+const JOIN = /^\/threads\/([^/?]+)\/runs\/([^/?]+)\/join$/;
+let answers = { start: Buffer.from('{"type":"success","id":0,"result":{"run_id":"r"}}'), join: Buffer.from('{}') };
 const OK = Buffer.from('{"ok":true}');
 
 interface Thread {
@@ -116,6 +124,21 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': OK.length });
     return void res.end(OK);
   }
+  const command = req.method === 'POST' ? COMMANDS.exec(req.url ?? '') : null;
+  if (command) {
+    void readBody(req).then((text) => {
+      // the recorded answer, its id the command's (as agentplane answers)
+      const { id } = JSON.parse(text) as { id: number };
+      const body = Buffer.from(answers.start.toString('utf8').replace(/"id":\d+/, `"id":${id}`));
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
+    });
+    return;
+  }
+  if (req.method === 'GET' && JOIN.test(req.url ?? '')) {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': answers.join.length });
+    return void res.end(answers.join);
+  }
   const match = req.method === 'POST' ? PATH.exec(req.url ?? '') : null;
   if (match) {
     void readBody(req).then(() => {
@@ -130,7 +153,14 @@ const server = createServer((req, res) => {
   if (req.method === 'POST' && (req.url === '/bench/start' || req.url === '/bench/stop')) {
     void readBody(req).then((text) => {
       if (req.url === '/bench/start') {
-        const body = JSON.parse(text) as { events?: string[]; runsPerSecondPerThread?: number; threads?: { id: string; events: string[] }[]; fromMs?: number };
+        const body = JSON.parse(text) as {
+          events?: string[];
+          runsPerSecondPerThread?: number;
+          threads?: { id: string; events: string[] }[];
+          fromMs?: number;
+          answers?: { start: string; join: string };
+        };
+        if (body.answers?.start) answers = { start: Buffer.from(body.answers.start), join: Buffer.from(body.answers.join) };
         if (body.threads) startTimeline(body.threads, body.fromMs ?? 0);
         else startLoop(body.events ?? [], body.runsPerSecondPerThread ?? 1);
       } else stop();
