@@ -107,10 +107,20 @@ export interface CeilingFigure {
   };
 }
 
-/** agentplane started fresh for the fan-out phase in `work`, from the tree at `root`: the stream caps raised for its subscribers. */
-export function startFanoutServer(work: string, root = ROOT, nodeArgs?: string[]): Promise<Agentplane> {
-  const env = { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' };
-  return startAgentplane({ dataDir: path.join(work, 'data'), workDir: work, root, env, nodeArgs });
+/** agentplane started fresh for the fan-out phase in `work`, from the tree at `root`: the stream caps raised for its subscribers; `NAME=value` among `nodeArgs` sets its environment. */
+export function startFanoutServer(work: string, root = ROOT, nodeArgs: string[] = []): Promise<Agentplane> {
+  // a `NAME=value` among the flags is an environment variable of the server's instead (a setting's A/B)
+  const settings = Object.fromEntries(
+    nodeArgs.filter((a) => /^[A-Z_][A-Z0-9_]*=/.test(a)).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+  );
+  const env = { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000', ...settings };
+  return startAgentplane({
+    dataDir: path.join(work, 'data'),
+    workDir: work,
+    root,
+    env,
+    nodeArgs: nodeArgs.filter((a) => !/^[A-Z_][A-Z0-9_]*=/.test(a)),
+  });
 }
 
 const OK_SAMPLES = 400;
