@@ -458,7 +458,24 @@ export async function measureFanout(
     }
     // BENCH_FANOUT_CEILING_FULL=drivers,graph: the ceiling's window again with the runs' requests paced at
     // agentplane's rate and answered by the broadcaster (`drivers`), and with LangGraph alone's runs beside too (`graph`)
-    for (const variant of (process.env.BENCH_FANOUT_CEILING_FULL ?? '').split(',').filter((v) => v === 'drivers' || v === 'graph')) {
+    // BENCH_FANOUT_CEILING_ENGINE=<µs a run>:<niceness>,…: the `graph` variant with a thread of the broadcaster's spending that
+    // much CPU a run at that niceness (what an engine thread beside the request loop would add)
+    const engines = (process.env.BENCH_FANOUT_CEILING_ENGINE ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((e) => ({ usPerRun: Number(e.split(':')[0]), nice: Number(e.split(':')[1] ?? 0) }));
+    const variants = [
+      ...(process.env.BENCH_FANOUT_CEILING_FULL ?? '').split(',').filter((v) => v === 'drivers' || v === 'graph'),
+      ...engines.map((e) => `engine ${e.usPerRun} µs a run at nice ${e.nice}`),
+    ];
+    for (const [i, variant] of variants.entries()) {
+      const engineOf = variant.startsWith('engine') ? engines[i - (variants.length - engines.length)] : undefined;
+      const engine = engineOf && {
+        usPerEvent: Math.round(
+          (engineOf.usPerRun * window.runs) / Math.max(1, timelineSize(recorded.map((events) => windowClumps(events, window.fromMs))).events),
+        ),
+        nice: engineOf.nice,
+      };
       const rate = window.runs / window.seconds / counts.threads;
       let pacedRuns = 0;
       let ran = { runs: 0, seconds: 0, cpuMs: 0 };
@@ -466,9 +483,9 @@ export async function measureFanout(
         recorded,
         window,
         counts,
-        (line) => log(`${line} [again, ${variant}: paced drivers answered by it${variant === 'graph' ? ', LangGraph alone beside' : ''}]`),
+        (line) => log(`${line} [again, ${variant}: paced drivers answered by it${variant !== 'drivers' ? ', LangGraph alone beside' : ''}]`),
         async (bt, ids) => {
-          const pacer = variant === 'graph' ? await startPacedGraph(counts.threads, rate, historyRuns) : undefined;
+          const pacer = variant !== 'drivers' ? await startPacedGraph(counts.threads, rate, historyRuns) : undefined;
           let going = true;
           const every = 1000 / rate;
           const began = performance.now();
@@ -484,10 +501,12 @@ export async function measureFanout(
           });
           return async () => {
             going = false;
-            await Promise.all(loops);
+            // LangGraph alone stops first, whatever becomes of a driver's request: left running it grows its threads for ever
             if (pacer) ran = await pacer.stop();
+            await Promise.race([Promise.all(loops), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
           };
         },
+        engine,
       );
       log(
         `  (extra) the full ceiling (${variant}): ${pacedRuns} paced driver runs answered by the broadcaster, LangGraph alone ${ran.runs} runs (${r2(ran.cpuMs / Math.max(1, ran.runs))} ms CPU a run) beside: /ok p99 ${full.loaded.okP99Ms} ms (${r2(full.loaded.okP99Ms / ceiling.loaded.okP99Ms)}× the bare ceiling's); agentplane's loaded /ok p99 is ${r2(loaded.okP99Ms / full.loaded.okP99Ms)}× that; delivery p99 ${full.delivery?.p99Ms} ms`,
@@ -585,6 +604,8 @@ async function measureCeiling(
   log: (s: string) => void,
   /** Started once the window plays, stopped after it: more load beside the ceiling (the full ceiling's). */
   beside?: (t: FanoutTarget, threads: string[]) => Promise<() => Promise<void>>,
+  /** A thread of the broadcaster's spending this much CPU an event played, at this niceness (fanoutCeiling.ts `engine`). */
+  engine?: { usPerEvent: number; nice: number },
 ): Promise<CeilingFigure> {
   const child = await startBroadcaster();
   try {
@@ -596,7 +617,7 @@ async function measureCeiling(
     const timeline = recorded.map((events) => windowClumps(events, window.fromMs));
     const played = timelineSize(timeline);
     const control = (what: string, body: unknown) => json(t, `/bench/${what}`, body).then((res) => res.arrayBuffer());
-    await control('start', { threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })), fromMs: window.fromMs, answers: lastAnswers });
+    await control('start', { threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })), fromMs: window.fromMs, answers: lastAnswers, engine });
     const stopBeside = beside ? await beside(t, threads) : undefined;
     // its clock: the clumps are timed from its answer (the recorded window is large to send and parse)
     const began = performance.now();

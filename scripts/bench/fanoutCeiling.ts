@@ -17,6 +17,7 @@
 // least a server must spend on them.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { WebSocketServer } from 'ws';
 import { webSocketTextFrame } from '../../src/runtime/transports/websocket/webSocketFrame.ts';
 import { stamped, windowClumps, type Clump, type Template } from './fanoutTimeline.ts';
@@ -41,7 +42,31 @@ const thread = (id: string) => {
 };
 
 /** One clump of a thread's events: framed once, every subscriber sent them in one write. */
+/**
+ * A thread of this process that spends CPU for each event played (`engine` in the start's body,
+ * fanout.ts BENCH_FANOUT_CEILING_ENGINE): what a server whose runs' engine (store, worker messages,
+ * event log) ran on a thread beside its request loop, at a niceness of its own, would add; it
+ * answers each burn with a message, as such an engine would hand the loop what to send.
+ */
+let engine: { worker: Worker; usPerEvent: number } | undefined;
+const ENGINE = `
+const { parentPort } = require('node:worker_threads');
+const os = require('node:os');
+parentPort.on('message', (m) => {
+  if (m.nice !== undefined) { try { os.setPriority(0, m.nice); } catch {} return; }
+  const until = performance.now() + m.us / 1000;
+  while (performance.now() < until);
+  parentPort.postMessage(0);
+});`;
+function startEngine(usPerEvent: number, nice: number): void {
+  const worker = new Worker(ENGINE, { eval: true });
+  worker.on('message', () => {});
+  worker.postMessage({ nice });
+  engine = { worker, usPerEvent };
+}
+
 function playClump(t: Thread, events: Template[]): void {
+  if (engine) engine.worker.postMessage({ us: events.length * engine.usPerEvent });
   const now = Date.now();
   const sse: Buffer[] = [];
   const ws: Buffer[] = [];
@@ -159,7 +184,9 @@ const server = createServer((req, res) => {
           threads?: { id: string; events: string[] }[];
           fromMs?: number;
           answers?: { start: string; join: string };
+          engine?: { usPerEvent: number; nice: number };
         };
+        if (body.engine && !engine) startEngine(body.engine.usPerEvent, body.engine.nice);
         if (body.answers?.start) answers = { start: Buffer.from(body.answers.start), join: Buffer.from(body.answers.join) };
         if (body.threads) startTimeline(body.threads, body.fromMs ?? 0);
         else startLoop(body.events ?? [], body.runsPerSecondPerThread ?? 1);
