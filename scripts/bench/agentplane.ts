@@ -25,6 +25,15 @@ export interface Agentplane extends Child {
  * current tree made its server load two copies of @langchain/core and LangGraph — the graph
  * ran on the other copy, without what the server sets on its own (the linear callback copy).
  */
+/** A contender's flags (`<tree>@<flag>,<flag>` in the A/B scripts) split: node's flags, and `NAME=value` ones as the server's environment. */
+export function flagsAndSettings(list: readonly string[]): { flags: string[]; env: Record<string, string> } {
+  const setting = /^[A-Z_][A-Z0-9_]*=/;
+  return {
+    flags: list.filter((f) => !setting.test(f)),
+    env: Object.fromEntries(list.filter((f) => setting.test(f)).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)])),
+  };
+}
+
 export function benchProject(root: string, graphs: Record<string, string> = {}) {
   return {
     graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: writeBenchGraph(path.join(root, '.bench/graph')), ...graphs },

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
-import { expectStatus, request, ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
+import { expectStatus, flagsAndSettings, request, ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
 import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
 import { DELIVERY_SAMPLE_EVERY, openSubscribers, type DeliveryFigure } from './fanoutSubscribers.ts';
 import { freePort, startChild } from './proc.ts';
@@ -109,18 +109,9 @@ export interface CeilingFigure {
 
 /** agentplane started fresh for the fan-out phase in `work`, from the tree at `root`: the stream caps raised for its subscribers; `NAME=value` among `nodeArgs` sets its environment. */
 export function startFanoutServer(work: string, root = ROOT, nodeArgs: string[] = []): Promise<Agentplane> {
-  // a `NAME=value` among the flags is an environment variable of the server's instead (a setting's A/B)
-  const settings = Object.fromEntries(
-    nodeArgs.filter((a) => /^[A-Z_][A-Z0-9_]*=/.test(a)).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
-  );
-  const env = { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000', ...settings };
-  return startAgentplane({
-    dataDir: path.join(work, 'data'),
-    workDir: work,
-    root,
-    env,
-    nodeArgs: nodeArgs.filter((a) => !/^[A-Z_][A-Z0-9_]*=/.test(a)),
-  });
+  const { flags, env } = flagsAndSettings(nodeArgs);
+  const caps = { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' };
+  return startAgentplane({ dataDir: path.join(work, 'data'), workDir: work, root, env: { ...caps, ...env }, nodeArgs: flags });
 }
 
 const OK_SAMPLES = 400;
@@ -160,6 +151,7 @@ export async function protocolRun(t: FanoutTarget, thread: string): Promise<bool
     throw new Error(`run.start: HTTP ${res.status} ${JSON.stringify(answer).slice(0, 200)}`);
   const joined = await fetch(`${t.url}/threads/${thread}/runs/${answer.result.run_id}/join`, { headers: t.headers });
   const body = await joined.arrayBuffer();
+  // agentplane's answers only: the broadcaster's target names no assistant
   if (t.assistant) {
     lastAnswers.start = text;
     lastAnswers.join = Buffer.from(body).toString('utf8');
@@ -457,35 +449,33 @@ export async function measureFanout(
       );
     }
     // BENCH_FANOUT_CEILING_FULL=drivers,graph: the ceiling's window again with the runs' requests paced at
-    // agentplane's rate and answered by the broadcaster (`drivers`), and with LangGraph alone's runs beside too (`graph`)
-    // BENCH_FANOUT_CEILING_ENGINE=<µs a run>:<niceness>,…: the `graph` variant with a thread of the broadcaster's spending that
-    // much CPU a run at that niceness (what an engine thread beside the request loop would add)
-    const engines = (process.env.BENCH_FANOUT_CEILING_ENGINE ?? '')
-      .split(',')
-      .filter(Boolean)
-      .map((e) => ({ usPerRun: Number(e.split(':')[0]), nice: Number(e.split(':')[1] ?? 0) }));
-    const variants = [
-      ...(process.env.BENCH_FANOUT_CEILING_FULL ?? '').split(',').filter((v) => v === 'drivers' || v === 'graph'),
-      ...engines.map((e) => `engine ${e.usPerRun} µs a run at nice ${e.nice}`),
+    // agentplane's rate and answered by the broadcaster (`drivers`), and with LangGraph alone's runs beside too (`graph`).
+    // BENCH_FANOUT_CEILING_ENGINE=<µs a run>:<niceness>,…: the `graph` variant with a thread of the broadcaster's spending
+    // that much CPU a run at that niceness (what an engine thread beside the request loop would add).
+    const variants: { name: string; graph: boolean; engine?: { usPerRun: number; nice: number } }[] = [
+      ...(process.env.BENCH_FANOUT_CEILING_FULL ?? '')
+        .split(',')
+        .filter((v) => v === 'drivers' || v === 'graph')
+        .map((v) => ({ name: v, graph: v === 'graph' })),
+      ...(process.env.BENCH_FANOUT_CEILING_ENGINE ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((e) => {
+          const [usPerRun, nice = 0] = e.split(':').map(Number);
+          return { name: `engine ${usPerRun} µs a run at nice ${nice}`, graph: true, engine: { usPerRun: usPerRun!, nice } };
+        }),
     ];
-    for (const [i, variant] of variants.entries()) {
-      const engineOf = variant.startsWith('engine') ? engines[i - (variants.length - engines.length)] : undefined;
-      const engine = engineOf && {
-        usPerEvent: Math.round(
-          (engineOf.usPerRun * window.runs) / Math.max(1, timelineSize(recorded.map((events) => windowClumps(events, window.fromMs))).events),
-        ),
-        nice: engineOf.nice,
-      };
-      const rate = window.runs / window.seconds / counts.threads;
+    const rate = window.runs / window.seconds / counts.threads;
+    for (const { name: variant, graph, engine } of variants) {
       let pacedRuns = 0;
       let ran = { runs: 0, seconds: 0, cpuMs: 0 };
       const full = await measureCeiling(
         recorded,
         window,
         counts,
-        (line) => log(`${line} [again, ${variant}: paced drivers answered by it${variant !== 'drivers' ? ', LangGraph alone beside' : ''}]`),
+        (line) => log(`${line} [again, ${variant}: paced drivers answered by it${graph ? ', LangGraph alone beside' : ''}]`),
         async (bt, ids) => {
-          const pacer = variant !== 'drivers' ? await startPacedGraph(counts.threads, rate, historyRuns) : undefined;
+          const pacer = graph ? await startPacedGraph(counts.threads, rate, historyRuns) : undefined;
           let going = true;
           const every = 1000 / rate;
           const began = performance.now();
@@ -604,8 +594,8 @@ async function measureCeiling(
   log: (s: string) => void,
   /** Started once the window plays, stopped after it: more load beside the ceiling (the full ceiling's). */
   beside?: (t: FanoutTarget, threads: string[]) => Promise<() => Promise<void>>,
-  /** A thread of the broadcaster's spending this much CPU an event played, at this niceness (fanoutCeiling.ts `engine`). */
-  engine?: { usPerEvent: number; nice: number },
+  /** A thread of the broadcaster's spending this much CPU a run of the window, at this niceness (fanoutCeiling.ts `engine`). */
+  engine?: { usPerRun: number; nice: number },
 ): Promise<CeilingFigure> {
   const child = await startBroadcaster();
   try {
@@ -617,7 +607,14 @@ async function measureCeiling(
     const timeline = recorded.map((events) => windowClumps(events, window.fromMs));
     const played = timelineSize(timeline);
     const control = (what: string, body: unknown) => json(t, `/bench/${what}`, body).then((res) => res.arrayBuffer());
-    await control('start', { threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })), fromMs: window.fromMs, answers: lastAnswers, engine });
+    // the engine's CPU a run spread over the run's events as they are played
+    const engineAt = engine && { usPerEvent: Math.round((engine.usPerRun * window.runs) / Math.max(1, played.events)), nice: engine.nice };
+    await control('start', {
+      threads: threads.map((id, i) => ({ id, events: recorded[i] ?? [] })),
+      fromMs: window.fromMs,
+      answers: lastAnswers,
+      engine: engineAt,
+    });
     const stopBeside = beside ? await beside(t, threads) : undefined;
     // its clock: the clumps are timed from its answer (the recorded window is large to send and parse)
     const began = performance.now();

@@ -41,7 +41,6 @@ const thread = (id: string) => {
   return t;
 };
 
-/** One clump of a thread's events: framed once, every subscriber sent them in one write. */
 /**
  * A thread of this process that spends CPU for each event played (`engine` in the start's body,
  * fanout.ts BENCH_FANOUT_CEILING_ENGINE): what a server whose runs' engine (store, worker messages,
@@ -65,6 +64,7 @@ function startEngine(usPerEvent: number, nice: number): void {
   engine = { worker, usPerEvent };
 }
 
+/** One clump of a thread's events: framed once, every subscriber sent them in one write. */
 function playClump(t: Thread, events: Template[]): void {
   if (engine) engine.worker.postMessage({ us: events.length * engine.usPerEvent });
   const now = Date.now();

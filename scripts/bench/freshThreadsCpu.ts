@@ -33,7 +33,7 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startAgentplane } from './agentplane.ts';
+import { ROOT, flagsAndSettings, startAgentplane } from './agentplane.ts';
 import { FRESH_ONE_THREAD_RUNS, FRESH_RUNS_PER_THREAD, FRESH_THREADS, FRESH_WARM_UP, sdkRuns, type FreshClient } from './freshPeer.ts';
 import { graphAloneProcess } from './graphAlone.ts';
 import { selfByFunction, type CpuProfile } from './flame.ts';
@@ -50,8 +50,7 @@ const other = (() => {
   const root = tree === '.' ? ROOT : path.resolve(tree);
   // a flag NAME=value is an environment variable of the server's instead
   const list = flags ? flags.split(',') : [];
-  const env = Object.fromEntries(list.filter((f) => /^[A-Z_]+=/.test(f)).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
-  return { name: `${tree === '.' ? 'this tree' : path.basename(root)}${flags ? ` ${flags}` : ''}`, root, flags: list.filter((f) => !/^[A-Z_]+=/.test(f)), env };
+  return { name: `${tree === '.' ? 'this tree' : path.basename(root)}${flags ? ` ${flags}` : ''}`, root, ...flagsAndSettings(list) };
 })();
 const trees = [{ name: 'this tree', root: ROOT, flags: [] as string[], env: {} as Record<string, string> }, ...(otherArg === '-' ? [] : [other])];
 const alone = process.env.FRESH_CPU_ALONE !== '0';
