@@ -23,8 +23,11 @@ export const FRESH_WARM_UP: readonly [number, number][] = [
 ];
 export const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 5);
 
-/** `graph-alone`: the same graph run by LangGraph alone in a fresh process of its own (no server, its MemorySaver; graphAlone.ts), the same warm-up and counts. */
-export type FreshServer = 'agentplane' | 'baseline' | 'peer' | 'graph-alone';
+/**
+ * `graph-alone`: the same graph run by LangGraph alone in a fresh process of its own (no server, its MemorySaver; graphAlone.ts), the same warm-up and counts.
+ * `runs-ceiling`: the least server for these runs (runsCeilingServer.ts: node:http answering the SDK's few requests, LangGraph alone on worker threads, every record and checkpoint journaled).
+ */
+export type FreshServer = 'agentplane' | 'baseline' | 'peer' | 'graph-alone' | 'runs-ceiling';
 export type FreshScenario = 'one thread' | '100 threads';
 export type FreshStart = 'warm-up' | 'no warm-up';
 /** The SDK client driving the runs: its defaults, or `callerOptions.maxConcurrency: 64`. */
@@ -50,8 +53,10 @@ export interface FreshRatio {
   start: FreshStart;
   /** Older reports have none (the SDK's default client). */
   client?: FreshClient;
-  /** agentplane ÷ the other server, the median of the per-round ratios. */
+  /** `of` ÷ the other server, the median of the per-round ratios. */
   versus: Exclude<FreshServer, 'agentplane'>;
+  /** The server divided: agentplane when absent; the runs ceiling against the upstream server (what any server can reach). */
+  of?: 'runs-ceiling';
   ratio: number;
   min: number;
   max: number;
@@ -71,7 +76,8 @@ export interface FreshProcess {
   measure(start: FreshStart): Promise<Record<FreshScenario, { runs: number; seconds: number; failed: number }>>;
 }
 
-const sdk = (url: string, headers: Record<string, string> = {}, client: FreshClient = 'default client') =>
+/** The SDK's client as a user makes it, `client` saying its concurrency. */
+export const sdk = (url: string, headers: Record<string, string> = {}, client: FreshClient = 'default client') =>
   // the SDK's own retries would hide a failing request inside a slower round
   new Client({ apiUrl: url, defaultHeaders: headers, callerOptions: { maxRetries: 0, ...(client === 'maxConcurrency 64' ? { maxConcurrency: 64 } : {}) } });
 
@@ -192,7 +198,12 @@ export async function measureFreshPeer(
           figures.push({ server: c.server, scenario, start, client, rounds: values, runsPerSecond: r1(median(values)), failed: got.failed });
         }
         const ours = samples.get(key('agentplane', scenario, start, client));
-        for (const versus of ['peer', 'baseline', 'graph-alone'] as const) {
+        const least = samples.get(key('runs-ceiling', scenario, start, client));
+        const pairs = [
+          ...(['peer', 'baseline', 'graph-alone', 'runs-ceiling'] as const).map((versus) => ({ of: undefined, ours, versus })),
+          { of: 'runs-ceiling' as const, ours: least, versus: 'peer' as const },
+        ];
+        for (const { of, ours, versus } of pairs) {
           const theirs = samples.get(key(versus, scenario, start, client));
           if (!ours || !theirs) continue;
           const perRound = [...ours.byRound].filter(([i]) => theirs.byRound.has(i)).map(([i, v]) => v / theirs.byRound.get(i)!);
@@ -202,6 +213,7 @@ export async function measureFreshPeer(
             start,
             client,
             versus,
+            ...(of ? { of } : {}),
             ratio: r2(median(perRound)),
             min: r2(Math.min(...perRound)),
             max: r2(Math.max(...perRound)),
@@ -211,7 +223,8 @@ export async function measureFreshPeer(
       }
     }
   }
-  for (const r of ratios) log(`  fresh start, ${r.start}, ${r.scenario}, ${r.client}: agentplane ÷ ${r.versus} ${r.ratio}× (rounds ${r.min}–${r.max})`);
+  for (const r of ratios)
+    log(`  fresh start, ${r.start}, ${r.scenario}, ${r.client}: ${r.of ?? 'agentplane'} ÷ ${r.versus} ${r.ratio}× (rounds ${r.min}–${r.max})`);
   return { figures, ratios };
 }
 

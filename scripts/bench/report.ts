@@ -5,7 +5,7 @@ import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, typ
 import { renderChart, type Bar } from './chart.ts';
 import { protocolSection } from './protocolFigures.ts';
 import { fanoutSection } from './fanout.ts';
-import { FRESH_ONE_THREAD_RUNS, FRESH_RUNS_PER_THREAD, FRESH_THREADS } from './freshPeer.ts';
+import { FRESH_ONE_THREAD_RUNS, FRESH_RUNS_PER_THREAD, FRESH_THREADS, type FreshFigure } from './freshPeer.ts';
 import { WRITES_QUOTA_ENV } from './writes.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
@@ -19,6 +19,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 
 /** Which phase (run.ts BENCH_ONLY) measured a `skipped` entry, from its wording. */
 function phaseOfSkipped(what: string): string {
+  if (/fresh start/i.test(what)) return 'fresh';
   if (/^fan-?out/i.test(what)) return 'fanout';
   if (/^burst/i.test(what)) return 'burst';
   if (/ceiling/i.test(what)) return 'pgceiling';
@@ -41,8 +42,8 @@ function bulletLabel(line: string): string {
   return colon > 0 && colon <= 40 ? line.slice(0, colon) : line.slice(0, 40);
 }
 
-/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas', 'pgceiling', 'tenants', 'protocol', 'fanout', 'burst'];
+/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out, the runs from a fresh start. */
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'pgceiling', 'tenants', 'protocol', 'fanout', 'burst', 'fresh'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -78,6 +79,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     protocol: phases.includes('protocol') ? fresh.protocol : earlier.protocol,
     fanout: phases.includes('fanout') ? fresh.fanout : earlier.fanout,
     burst: phases.includes('burst') ? fresh.burst : earlier.burst,
+    fresh: phases.includes('fresh') ? fresh.fresh : earlier.fresh,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
     merged: [
@@ -431,6 +433,7 @@ const FRESH_NAMES = {
   baseline: 'agentplane at the baseline',
   peer: 'upstream JS dev server',
   'graph-alone': 'LangGraph alone (no server, its MemorySaver)',
+  'runs-ceiling': 'the least server for these runs (runsCeilingServer.ts)',
 } as const;
 
 /** LangGraph runs with every server started fresh each round (freshPeer.ts). */
@@ -441,15 +444,19 @@ export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
     `Every server started anew for each round, then (warm-up) the same untimed runs or (no warm-up) none, then ${fmt(FRESH_ONE_THREAD_RUNS)} runs on one thread and ${fmt(FRESH_THREADS * FRESH_RUNS_PER_THREAD)} runs over ${FRESH_THREADS} threads through \`@langchain/langgraph-sdk\`; the servers' order flips every round. Each ratio is the median of the rounds' ratios, with their range.`,
     '',
   );
-  out.push('| Server | Start | Scenario | runs/s (median) | rounds (runs/s) | not success |', '|---|---|---|--:|---|--:|');
+  // the SDK client driving the runs (older reports name none: the SDK's default client)
+  const client = (c: FreshFigure['client']) => c ?? 'default client';
+  out.push('| Server | Start | Scenario | Client | runs/s (median) | rounds (runs/s) | not success |', '|---|---|---|---|--:|---|--:|');
   for (const f of r.fresh.figures) {
     const name = f.server === 'baseline' && r.baseline ? `agentplane at \`${r.baseline.ref}\`` : FRESH_NAMES[f.server];
-    out.push(`| ${name} | ${f.start} | ${f.scenario} | ${fmt(f.runsPerSecond, 1)} | ${f.rounds.map((v) => fmt(v, 1)).join(', ')} | ${fmt(f.failed)} |`);
+    out.push(
+      `| ${name} | ${f.start} | ${f.scenario} | ${client(f.client)} | ${fmt(f.runsPerSecond, 1)} | ${f.rounds.map((v) => fmt(v, 1)).join(', ')} | ${fmt(f.failed)} |`,
+    );
   }
-  out.push('', '| Ratio | Start | Scenario | median | min–max over rounds |', '|---|---|---|--:|---|');
+  out.push('', '| Ratio | Start | Scenario | Client | median | min–max over rounds |', '|---|---|---|---|--:|---|');
   for (const x of r.fresh.ratios)
     out.push(
-      `| agentplane ÷ ${x.versus === 'baseline' ? 'the baseline' : FRESH_NAMES[x.versus]} | ${x.start} | ${x.scenario} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
+      `| ${FRESH_NAMES[x.of ?? 'agentplane']} ÷ ${x.versus === 'baseline' ? 'the baseline' : FRESH_NAMES[x.versus]} | ${x.start} | ${x.scenario} | ${client(x.client)} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
     );
   out.push('');
   return out;

@@ -41,6 +41,7 @@ import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { IDLE_RULE, waitForSettledStart } from './settledStart.ts';
 import { mergeReports, writeReport } from './report.ts';
+import { RUNS_CEILING_WORKERS, startRunsCeiling } from './runsCeilingStart.ts';
 import { graphAloneProcess, measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites, WRITES_QUOTA_ENV } from './writes.ts';
@@ -739,6 +740,12 @@ async function phaseFresh() {
   } catch (err) {
     skip('upstream JS dev server from a fresh start (not installed)', err);
   }
+  // the least server for these runs (issue 86): what any server reaches on these cores, in the same rounds
+  contenders.push({
+    server: 'runs-ceiling',
+    assistant: BENCH_GRAPH,
+    start: () => startRunsCeiling({ workers: RUNS_CEILING_WORKERS, journalDir: path.join(work, `runs-ceiling-${n++}`) }),
+  });
   // LangGraph alone, the ceiling of issue 67: a fresh process each round, the same warm-up and counts, in the same rounds
   const alone: FreshProcess = {
     server: 'graph-alone',
@@ -758,7 +765,7 @@ async function phaseFresh() {
     skip('runs from a fresh start', err);
   }
   report.method.push(
-    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. LangGraph alone (the same graph with its MemorySaver, no server) takes its turn in each round too, a fresh process given the same warm-up (or none) and counts, timed from its first run to its last. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
+    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. LangGraph alone (the same graph with its MemorySaver, no server) takes its turn in each round too, a fresh process given the same warm-up (or none) and counts, timed from its first run to its last. So does the least server for these runs (issue 86; \`scripts/bench/runsCeilingServer.ts\`): a bare node:http server answering only the SDK's requests of the scenario (a thread's create, a run's create, the join, the runs' list) and running each thread's runs in order, ten at once, with LangGraph alone (its MemorySaver) on ${RUNS_CEILING_WORKERS} worker thread${RUNS_CEILING_WORKERS === 1 ? '' : 's'} (BENCH_RUNS_CEILING_WORKERS), appending every thread, run and run end and every checkpoint MemorySaver keeps to files before going on (no store, trace, event log or queue records): what any server that loses nothing to a kill -9 reaches against the upstream server on the same cores, and agentplane's share of it. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
   );
 }
 
