@@ -71,16 +71,35 @@ export function watchConformanceRunner(runner: ChildProcess, options: Conformanc
     interrupt(signal) {
       if (interrupted) return;
       interrupted = signal;
-      const pid = suitePid(options.pidFile);
-      try {
-        if (pid !== null) return void process.kill(pid, signal);
-      } catch {
-        // ended meanwhile: the runner is told instead
-      }
-      runner.kill(signal);
+      void suitePidOnceWritten(options.pidFile).then((pid) => {
+        try {
+          if (pid !== null) return void process.kill(pid, signal);
+        } catch {
+          // ended meanwhile: the runner is told instead
+        }
+        runner.kill(signal);
+      });
     },
     ended,
   };
+}
+
+/** How long a pid file seen without its pid yet is waited for before the runner is told instead. */
+const PID_WRITING_MS = 2_000;
+
+/**
+ * The suite's pid for a signal: none when the suite has not written its file (the runner is
+ * told), and when its file is there without the pid in it yet — a Ctrl-C in the moment between
+ * the file's creation and its write — the pid once it is (a runner told instead would end the
+ * suite's process before its handler could delete what it made).
+ */
+async function suitePidOnceWritten(pidFile: string): Promise<number | null> {
+  const until = Date.now() + PID_WRITING_MS;
+  for (;;) {
+    const pid = suitePid(pidFile);
+    if (pid !== null || !fs.existsSync(pidFile) || Date.now() >= until) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** The suite's process's pid, once it has written it. */

@@ -22,7 +22,11 @@ function runnerOver(body: string) {
     `import fs from 'node:fs';\nimport { test } from 'node:test';\n${body}\nfs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n`,
   );
   const { NODE_TEST_CONTEXT: _outer, ...env } = process.env;
-  const child = spawn(process.execPath, ['--test', '--test-reporter=dot', file], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  // the suite's body may name its pid file (PID_FILE_UNDER_TEST), as the real suite names CONFORMANCE_PID_FILE
+  const child = spawn(process.execPath, ['--test', '--test-reporter=dot', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, PID_FILE_UNDER_TEST: pidFile },
+  });
   child.stdout.resume();
   child.stderr.resume();
   // a runner left spinning by a failed check is not left behind
@@ -70,6 +74,24 @@ test('Ctrl-C goes to the suite’s process alone, which ends as it chooses; the 
     watch.interrupt('SIGINT'); // a second Ctrl-C passes nothing more
     assert.deepEqual(await watch.ended, { code: 130 });
     assert.equal(fs.readFileSync(marker, 'utf8'), 'deleted', 'the suite’s own handler ran');
+  } finally {
+    done();
+  }
+});
+
+test('a Ctrl-C while the suite’s pid file is there without its pid yet still goes to the suite’s process (a CI flake)', async () => {
+  const marker = path.join(tempDir('agentplane-conformance-marker-'), 'cleaned');
+  // the file made empty first and its pid written a moment later, as a plain writeFileSync leaves it for an instant
+  const { child, pidFile, done } = runnerOver(
+    `process.on('SIGINT', () => { fs.writeFileSync(${JSON.stringify(marker)}, 'deleted'); process.exit(130); });\ntest('waits', () => new Promise(() => setInterval(() => {}, 1000)));\nfs.writeFileSync(process.env.PID_FILE_UNDER_TEST, '');\nawait new Promise((resolve) => setTimeout(resolve, 300));`,
+  );
+  try {
+    const watch = watchConformanceRunner(child, { pidFile, graceMs: 5_000, pollMs: 50 });
+    while (!fs.existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(fs.readFileSync(pidFile, 'utf8'), '', 'interrupted while the file holds no pid');
+    watch.interrupt('SIGINT');
+    assert.deepEqual(await watch.ended, { code: 130 });
+    assert.equal(fs.readFileSync(marker, 'utf8'), 'deleted', 'the suite’s own handler ran, not the runner’s stop');
   } finally {
     done();
   }

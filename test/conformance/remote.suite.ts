@@ -70,8 +70,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
 }
-// the pid only once the handlers are set: a signal sent on seeing it would otherwise end the process uncleaned
-if (process.env.CONFORMANCE_PID_FILE) fs.writeFileSync(process.env.CONFORMANCE_PID_FILE, String(process.pid));
+// the pid only once the handlers are set: a signal sent on seeing it would otherwise end the
+// process uncleaned; written whole under another name and then renamed, so the file is never
+// seen without the pid in it
+if (process.env.CONFORMANCE_PID_FILE) {
+  const writing = `${process.env.CONFORMANCE_PID_FILE}.${process.pid}`;
+  fs.writeFileSync(writing, String(process.pid));
+  fs.renameSync(writing, process.env.CONFORMANCE_PID_FILE);
+}
 
 describe(`conformance of ${url} (${mode}; ${documents.join(', ')})`, () => {
   after(cleanUp);
