@@ -12,8 +12,9 @@
 // The routes phase measures the server CPU per request of the routes shared with another ref,
 // BENCH_ROUTE_BASELINE (default d5486dc, the main before the request path's regression), both
 // up at once. The fresh phase starts every server (agentplane, the `--baseline` tree, the
-// upstream dev server) anew each round and drives it through the SDK (freshPeer.ts); the run
-// targets are judged on it (BENCH_FRESH_ROUNDS rounds, default 5).
+// upstream dev server, the least server for its runs: runsCeilingServer.ts) anew each round and
+// drives it through the SDK (freshPeer.ts); the run targets are judged on it (BENCH_FRESH_ROUNDS
+// rounds, default 5).
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
