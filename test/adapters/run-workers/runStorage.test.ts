@@ -58,22 +58,30 @@ type Op =
   | { op: 'await'; how: 'microtask' | 'immediate' | 'timeout' }
   | { op: 'together'; bodies: Op[][] };
 
-const { program } = fc.letrec<{ program: Op[]; inner: Op[]; op: Op }>((tie) => ({
-  program: fc.array(tie('op'), { maxLength: 4 }),
-  // enterWith only inside a run: at the top it would stay set in the test's own context
-  inner: fc.array(fc.oneof(tie('op'), fc.record({ op: fc.constant('enterWith' as const), store: fc.constantFrom('e1', 'e2') })), { maxLength: 4 }),
-  op: fc.oneof(
+/** The steps every place may hold; `body` the steps of a run's body, `together` those of each of its bodies. */
+const steps = (body: fc.Arbitrary<Op[]>, together: fc.Arbitrary<Op[]>): fc.Arbitrary<Op> =>
+  fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constant({ op: 'look' as const }),
     fc.record({ op: fc.constant('await' as const), how: fc.constantFrom('microtask' as const, 'immediate' as const, 'timeout' as const) }),
     fc.record({
       op: fc.constant('runIn' as const),
       runId: fc.constantFrom('run-a', 'run-b'),
-      body: tie('inner').map((ops): Op[] => [{ op: 'await', how: 'microtask' }, ...ops]),
+      body: body.map((ops): Op[] => [{ op: 'await', how: 'microtask' }, ...ops]),
     }),
-    fc.record({ op: fc.constant('run' as const), store: fc.constantFrom('s1', 's2', undefined), body: tie('inner') }),
-    fc.record({ op: fc.constant('together' as const), bodies: fc.array(tie('inner'), { maxLength: 3 }) }),
-  ),
+    fc.record({ op: fc.constant('run' as const), store: fc.constantFrom('s1', 's2', undefined), body }),
+    fc.record({ op: fc.constant('together' as const), bodies: fc.array(together, { maxLength: 3 }) }),
+  );
+
+const { program } = fc.letrec<{ program: Op[]; top: Op; inner: Op[]; op: Op }>((tie) => ({
+  program: fc.array(tie('top'), { maxLength: 4 }),
+  // enterWith only inside a run: at the top, and in the bodies of a `together` at the top (whose
+  // first steps run in the caller's context), it would stay set in the test's own context, which
+  // the two storages then read as node's first await left it (a CI failure of a seed's first
+  // program, passing on every shrink)
+  top: steps(tie('inner'), fc.array(tie('top'), { maxLength: 4 })),
+  inner: fc.array(fc.oneof(tie('op'), fc.record({ op: fc.constant('enterWith' as const), store: fc.constantFrom('e1', 'e2') })), { maxLength: 4 }),
+  op: steps(tie('inner'), tie('inner')),
 }));
 
 /** Runs `ops`, noting at each `look` (by its place in the program) what the storages give. */
