@@ -18,13 +18,6 @@ export interface Agentplane extends Child {
   api(pathname: string, init?: { method?: string; json?: unknown }): Promise<{ status: number; body: any; text: string }>;
 }
 
-/**
- * The project a bench server serves. The LangGraph graph's file is written inside the server's
- * own tree (`root`), so that its imports resolve to that tree's node_modules: a baseline's
- * worktree has node_modules of its own (hard links, other paths), and a graph written in the
- * current tree made its server load two copies of @langchain/core and LangGraph — the graph
- * ran on the other copy, without what the server sets on its own (the linear callback copy).
- */
 /** A contender's flags (`<tree>@<flag>,<flag>` in the A/B scripts) split: node's flags, and `NAME=value` ones as the server's environment. */
 export function flagsAndSettings(list: readonly string[]): { flags: string[]; env: Record<string, string> } {
   const setting = /^[A-Z_][A-Z0-9_]*=/;
@@ -34,6 +27,13 @@ export function flagsAndSettings(list: readonly string[]): { flags: string[]; en
   };
 }
 
+/**
+ * The project a bench server serves. The LangGraph graph's file is written inside the server's
+ * own tree (`root`), so that its imports resolve to that tree's node_modules: a baseline's
+ * worktree has node_modules of its own (hard links, other paths), and a graph written in the
+ * current tree made its server load two copies of @langchain/core and LangGraph — the graph
+ * ran on the other copy, without what the server sets on its own (the linear callback copy).
+ */
 export function benchProject(root: string, graphs: Record<string, string> = {}) {
   return {
     graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: writeBenchGraph(path.join(root, '.bench/graph')), ...graphs },

@@ -255,17 +255,23 @@ function descendants(root: number): number[] {
 
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** CPU ms by thread name (main, V8's workers, libuv's pool, …), every thread of the process. */
-export function cpuByThread(pid: number): Map<string, number> {
-  const by = new Map<string, number>();
+/** CPU ms of each thread of the process, by thread id, with its name (`main` for the main thread; node names most of the others alike). */
+export function cpuByTask(pid: number): Map<string, { name: string; ms: number }> {
+  const by = new Map<string, { name: string; ms: number }>();
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      const ns = Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-      const name = task === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim();
-      by.set(name, (by.get(name) ?? 0) + ns / 1e6);
+      const ms = Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+      by.set(task, { name: task === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim(), ms });
     } catch {
       /* the thread ended meanwhile */
     }
   }
+  return by;
+}
+
+/** CPU ms by thread name (main, V8's workers, libuv's pool, …), every thread of the process. */
+export function cpuByThread(pid: number): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const { name, ms } of cpuByTask(pid).values()) by.set(name, (by.get(name) ?? 0) + ms);
   return by;
 }

@@ -7,13 +7,12 @@
 // runsCeilingServer.ts); `ceiling-<n>-journal`: the same appending every record and checkpoint to
 // files before going on (what durability costs at least). Prints each round's runs/s and the medians, and each contender's CPU a run
 // (every thread of its process tree).
-import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { FRESH_RUNS_PER_THREAD, FRESH_THREADS, FRESH_WARM_UP, sdk, sdkRuns, type FreshClient } from './freshPeer.ts';
 import { ensurePeer, startPeer } from './peer.ts';
-import type { Child } from './proc.ts';
+import { cpuByTask, type Child } from './proc.ts';
 import { startRunsCeiling } from './runsCeilingStart.ts';
 
 const rounds = Number(process.argv[2] ?? 3);
@@ -34,20 +33,6 @@ const start = async (name: string): Promise<{ child: Child & { headers?: Record<
     };
   throw new Error(`no contender ${name}`);
 };
-
-/** CPU ms of each thread of a process (by id: node names most of its threads alike). */
-function cpuByTid(pid: number): Map<string, { name: string; ms: number }> {
-  const by = new Map<string, { name: string; ms: number }>();
-  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const ms = Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-      by.set(task, { name: task === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim(), ms });
-    } catch {
-      /* the thread ended meanwhile */
-    }
-  }
-  return by;
-}
 
 /** The threads that spent the most over a scenario, in ms a run. */
 function byThread(before: Map<string, { name: string; ms: number }>, after: Map<string, { name: string; ms: number }>, runs: number): string {
@@ -71,13 +56,13 @@ for (let round = 0; round < rounds; round += 1) {
       const line: string[] = [];
       for (const client of (round % 2 ? ['default client', 'maxConcurrency 64'] : ['maxConcurrency 64', 'default client']) as FreshClient[]) {
         const before = child.cpu();
-        const threadsBefore = name === 'peer' ? new Map() : cpuByTid(child.pid);
+        const threadsBefore = name === 'peer' ? new Map() : cpuByTask(child.pid);
         const r = await sdkRuns(sdk(child.url, child.headers, client), assistant, FRESH_THREADS, FRESH_RUNS_PER_THREAD);
         const rate = r.runs / r.seconds;
         const key = `${name} ${client}`;
         got.set(key, [...(got.get(key) ?? []), rate]);
         cpu.set(key, [...(cpu.get(key) ?? []), ((child.cpu() - before) * 1000) / r.runs]);
-        const threads = name === 'peer' ? '' : ` (${byThread(threadsBefore, cpuByTid(child.pid), r.runs)})`;
+        const threads = name === 'peer' ? '' : ` (${byThread(threadsBefore, cpuByTask(child.pid), r.runs)})`;
         line.push(
           `${client} ${rate.toFixed(1)} runs/s${r.failed ? ` (${r.failed} failed)` : ''}, ${(((child.cpu() - before) * 1000) / r.runs).toFixed(2)} ms CPU a run${threads}`,
         );
