@@ -20,6 +20,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 /** Which phase (run.ts BENCH_ONLY) measured a `skipped` entry, from its wording. */
 function phaseOfSkipped(what: string): string {
   if (/fresh start/i.test(what)) return 'fresh';
+  if (/^routes against/i.test(what)) return 'routes';
   if (/^fan-?out/i.test(what)) return 'fanout';
   if (/^burst/i.test(what)) return 'burst';
   if (/ceiling/i.test(what)) return 'pgceiling';
@@ -43,7 +44,7 @@ function bulletLabel(line: string): string {
 }
 
 /** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out, the runs from a fresh start. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas', 'pgceiling', 'tenants', 'protocol', 'fanout', 'burst', 'fresh'];
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'pgceiling', 'tenants', 'protocol', 'fanout', 'burst', 'fresh', 'routes'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -80,6 +81,9 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     fanout: phases.includes('fanout') ? fresh.fanout : earlier.fanout,
     burst: phases.includes('burst') ? fresh.burst : earlier.burst,
     fresh: phases.includes('fresh') ? fresh.fresh : earlier.fresh,
+    // the routes against their baseline, at both log levels (issue 86's request path: hours apart, their own turns)
+    routeCpu: phases.includes('routes') ? fresh.routeCpu : earlier.routeCpu,
+    routeCpuWarn: phases.includes('routes') ? fresh.routeCpuWarn : earlier.routeCpuWarn,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
     merged: [
