@@ -43,7 +43,7 @@ function bulletLabel(line: string): string {
   return colon > 0 && colon <= 40 ? line.slice(0, colon) : line.slice(0, 40);
 }
 
-/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out, the runs from a fresh start. */
+/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out, the runs from a fresh start, the routes against their baseline. */
 export const MERGEABLE = ['writes', 'postgres', 'replicas', 'pgceiling', 'tenants', 'protocol', 'fanout', 'burst', 'fresh', 'routes'];
 
 /**

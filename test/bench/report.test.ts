@@ -499,7 +499,13 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   assert.deepEqual(mergeReports(twice, rounds, ['fresh']).fresh, rounds.fresh);
   assert.deepEqual(mergeReports(twice, rounds, ['replicas']).fresh, twice.fresh);
   // the routes against their baseline (the request path) likewise, both log levels, with the skip of an earlier try
-  const withSkip = { ...twice, skipped: [...twice.skipped, { what: 'routes against d5486dc', reason: 'it failed' }] };
+  const earlierRoutes = { ref: 'd5486dc', commit: 'e'.repeat(40), figures: [] };
+  const withSkip = {
+    ...twice,
+    routeCpu: earlierRoutes,
+    routeCpuWarn: earlierRoutes,
+    skipped: [...twice.skipped, { what: 'routes against d5486dc', reason: 'it failed' }],
+  };
   const routes = {
     ...fakeReport(),
     generatedAt: '2026-05-05T00:00:00.000Z',
@@ -509,7 +515,8 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   const mergedRoutes = mergeReports(withSkip, routes, ['routes']);
   assert.deepEqual([mergedRoutes.routeCpu, mergedRoutes.routeCpuWarn], [routes.routeCpu, undefined]);
   assert.ok(!mergedRoutes.skipped.some((s) => s.what.startsWith('routes')), "the earlier run's skip of the routes goes with its figures");
-  assert.deepEqual(mergeReports(twice, routes, ['fresh']).routeCpu, twice.routeCpu);
+  const kept = mergeReports(withSkip, routes, ['fresh']);
+  assert.deepEqual([kept.routeCpu, kept.routeCpuWarn], [earlierRoutes, earlierRoutes], 'kept when the routes are not named');
 });
 
 function renderOf(measured: ReturnType<typeof mergeReports>): string {
