@@ -12,6 +12,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { json, until } from '../containers/support/replies.ts';
+import { restartPlayedServer } from '../containers/support/restartPlayedServer.ts';
 import { TEST_IMAGE_NAMESPACES, podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
 import { sharedPostgresImage } from '../containers/support/postgresImage.ts';
 import { echoProject, podman, postgresForContainers, testEngine, testTag } from '../containers/support.ts';
@@ -231,21 +232,11 @@ test(
       assert.deepEqual(await readState(client, ids), kept, 'scaled back to 1');
 
       // the server's container restarted in its pod, as a kubelet restarts a container: new
-      // processes, the same pod sandbox (its network) and the same database, given Kubernetes'
-      // default 30 s to stop. Stopping and starting the whole pod (its infra container and network
-      // namespace too) failed twice under CI's load: stop 81 a pod that never answered again,
-      // stop 109 a server that answered /ok but met ENETUNREACH for the database's address
-      // `kube play` makes its pods with the exit policy "stop": the server, the pod's only
-      // container, stopping for the restart stops the infra container too once podman's cleanup
-      // runs, and a restart that comes after it cannot join the pod's namespaces (stop 110, CI
-      // at load 9: "cannot get namespace path unless container … is running"). Then the pod
-      // is started again, infra and server, as a node restarting a whole pod would.
-      try {
-        podman('restart', '--time', '30', `agentplane-${id}-pod-0-server`);
-      } catch (error) {
-        if (!/namespace path/.test((error as Error).message)) throw error;
-        podman('pod', 'start', `agentplane-${id}-pod-0`);
-      }
+      // processes, the same database, given Kubernetes' default 30 s to stop. Stopping and
+      // starting the whole pod at once failed twice under CI's load (stop 81 a pod that never
+      // answered again, stop 109 ENETUNREACH for the database's address); a plain restart races
+      // podman's own stop of the pod (stop 110, stop 133): restartPlayedServer says how it waits that out
+      await restartPlayedServer(`agentplane-${id}-pod-0`);
       await answering(url);
       assert.deepEqual(await readAgain(client, ids), kept, 'after the pod restarted');
     });
