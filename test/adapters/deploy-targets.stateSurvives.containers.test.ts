@@ -1,7 +1,8 @@
 // A deployment keeps its state on every deploy target that runs it here (issue 54): threads
 // made through the deployed agent server's API, with their runs' state and a store item, are
 // all still there after a PATCH (a new revision), a scale change 1 → 2 → 1 and a reschedule
-// (the pod's containers gone and started again), on the container target (its database from
+// (the pod's containers gone and started again; on kube-local also the server killed and
+// started again by the deployer), on the container target (its database from
 // the first revision) and on kube-local (the PostgreSQL it renders and plays). What would move
 // the data is refused at the API, each at its field.
 // Run: CONTAINERS_CONF=$PWD/config/containers.conf node --import tsx --test test/adapters/deploy-targets.stateSurvives.containers.test.ts
@@ -239,6 +240,13 @@ test(
       await restartPlayedServer(`agentplane-${id}-pod-0`);
       await answering(url);
       assert.deepEqual(await readAgain(client, ids), kept, 'after the pod restarted');
+
+      // the server killed (as an out-of-memory kill under its memory limit would): podman leaves
+      // a played pod stopped, so the deployer starts it again, as a kubelet would (before it did,
+      // 5 of 5 killed servers stayed down: playedPodRestarts.ts)
+      podman('kill', '--signal', 'KILL', `agentplane-${id}-pod-0-server`);
+      await answering(url);
+      assert.deepEqual(await readAgain(client, ids), kept, 'after the server was killed');
     });
   },
 );

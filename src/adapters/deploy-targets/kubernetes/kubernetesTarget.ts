@@ -4,7 +4,8 @@
 // saying why (a refused field, a schema problem, the rollout's own reason). Images only:
 // `external_docker` revisions run their `image_uri`, nothing is built. The lifecycle, order
 // and retries are the revision engine's (domain/control-plane/revisionEngine.ts); what is deployed keeps running
-// on its own (the cluster, or podman), so there is nothing to restore after a restart.
+// on its own (the cluster; kube-local's pods with the cluster's own look after them, podmanCluster.ts),
+// so there is nothing to restore after a restart.
 import { deployedServerAuthEnv } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,6 +53,11 @@ export class KubernetesTarget implements DeployTarget {
 
   start(): void {
     this.log.info(this.cluster.describe());
+    this.cluster.start?.(this.log);
+  }
+
+  async release(): Promise<void> {
+    await this.cluster.stop?.();
   }
 
   build(): Promise<never> {

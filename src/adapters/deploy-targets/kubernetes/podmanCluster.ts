@@ -30,6 +30,9 @@
 //   liveness probe into a systemd timer, which this deployer does without: it polls /ok itself,
 //   with check_db=1 when it plays the database, and waits for the database to serve its login),
 //   and so is the preStop wait (no Service routes to a played pod: nothing to wait out).
+// - a played pod whose containers stopped (a crash, an out-of-memory kill) is started again by
+//   this deployer once its deployment has rolled out, as a kubelet restarts a Deployment's pod:
+//   podman leaves it stopped (playedPodRestarts.ts says why, and how long it waits).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,6 +45,8 @@ import type { Cluster, RolloutState } from './cluster.ts';
 import { manifestsAsYaml } from '../../../domain/control-plane/kubernetes/manifestYaml.ts';
 import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
 import { DEFAULT_UID } from '../../../domain/control-plane/kubernetes/tenantBoundary.ts';
+import type { Logger } from '../../../domain/ports/logger.ts';
+import { PlayedPodRestarts } from './playedPodRestarts.ts';
 
 const run = promisify(execFile);
 
@@ -101,6 +106,8 @@ export interface PodmanTargetOptions {
   root: string;
   /** Environment of the podman CLI (CONTAINERS_CONF among it). */
   env: Record<string, string | undefined>;
+  /** How often the played pods are looked at (default 5 s). */
+  superviseMs?: number;
 }
 
 type Pod = { spec: { restartPolicy?: string; initContainers?: Container[]; containers: Container[] } };
@@ -236,16 +243,54 @@ function ownVolumes(pod: Pod['spec'] & { volumes?: PodVolume[] }, prefix: string
   }
 }
 
+/** A pod this deployer plays, and the names podman gives the containers that serve in it (not its init containers). */
+interface PlayedPod {
+  pod: string;
+  containers: string[];
+}
+
 export class PodmanCluster implements Cluster {
+  /** Deployments being played or removed now: their pods are not looked at meanwhile. */
+  private readonly busy = new Set<string>();
+  private readonly restarts = new PlayedPodRestarts();
+  private superviseTimer: NodeJS.Timeout | null = null;
+  private supervising: Promise<void> = Promise.resolve();
+
   constructor(private readonly options: PodmanTargetOptions) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
+  }
+
+  /** Starts looking after the played pods: a stopped one is started again (see the top of this file). */
+  start(log: Logger): void {
+    if (this.superviseTimer) return;
+    this.superviseTimer = setInterval(() => {
+      this.supervising = this.supervising.then(() => this.supervise(log)).catch((err) => log.error("looking after kube-local's played pods failed", { err }));
+    }, this.options.superviseMs ?? 5000);
+    this.superviseTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.superviseTimer) clearInterval(this.superviseTimer);
+    this.superviseTimer = null;
+    await this.supervising;
   }
 
   describe(): string {
     return `kube-local deployer: manifests are played with podman kube play on this machine (CONTAINERS_CONF=${this.options.env.CONTAINERS_CONF ?? 'podman default'})`;
   }
 
-  async apply(deploymentId: string, _namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
+  async apply(deploymentId: string, namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
+    this.busy.add(deploymentId);
+    try {
+      // looked after again once this revision has rolled out (rollout)
+      fs.rmSync(this.rolledOutFile(deploymentId), { force: true });
+      await this.play(deploymentId, namespace, manifests, say);
+    } finally {
+      this.busy.delete(deploymentId);
+    }
+  }
+
+  private async play(deploymentId: string, _namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
     const names = objectNames(deploymentId);
     const { played, database, secrets, skipped } = adaptForPodman(manifests, names.server, await this.hostPort(deploymentId));
     const unplayable = secretVolumes(played);
@@ -396,7 +441,11 @@ export class PodmanCluster implements Cluster {
     const probe = fs.existsSync(this.databaseFile(deploymentId)) ? '/ok?check_db=1' : '/ok';
     try {
       const res = await fetch(`${url}${probe}`, { signal: AbortSignal.timeout(2000) });
-      if (res.status === 200) return { state: 'ready', url };
+      if (res.status === 200) {
+        // from now on a pod of it that stops is started again
+        if (fs.existsSync(this.playedFile(deploymentId))) fs.writeFileSync(this.rolledOutFile(deploymentId), '', { mode: 0o600 });
+        return { state: 'ready', url };
+      }
       return { state: 'pending', reason: `the server answers ${probe} with ${res.status}: ${(await res.text()).slice(0, 300)}` };
     } catch {
       // the cause (a database it cannot reach, a graph it cannot load) is in its own output
@@ -417,6 +466,16 @@ export class PodmanCluster implements Cluster {
   }
 
   async remove(deploymentId: string): Promise<void> {
+    this.busy.add(deploymentId);
+    try {
+      await this.removeAll(deploymentId);
+    } finally {
+      this.busy.delete(deploymentId);
+    }
+  }
+
+  private async removeAll(deploymentId: string): Promise<void> {
+    fs.rmSync(this.rolledOutFile(deploymentId), { force: true });
     for (const file of [this.playedFile(deploymentId), this.databaseFile(deploymentId)])
       if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
     const names = objectNames(deploymentId);
@@ -430,6 +489,63 @@ export class PodmanCluster implements Cluster {
     for (const volume of ours(volumes.stdout)) await this.podman(['volume', 'rm', '--force', volume]);
     if (await this.exists(['network', 'exists', networkName(deploymentId)])) await this.podman(['network', 'rm', '--force', networkName(deploymentId)]);
     fs.rmSync(path.join(this.options.root, deploymentId), { recursive: true, force: true });
+  }
+
+  // ---- looking after the played pods ----
+
+  /** One look at every rolled-out deployment's pods: a stopped one is started again after its back-off. */
+  private async supervise(log: Logger): Promise<void> {
+    const watched = fs
+      .readdirSync(this.options.root)
+      .filter((id) => !this.busy.has(id) && fs.existsSync(this.rolledOutFile(id)))
+      .map((id) => ({ id, pods: this.playedPods(id) }));
+    const pods = new Set(watched.flatMap(({ pods }) => pods.map((p) => p.pod)));
+    this.restarts.forgetUnless((pod) => pods.has(pod));
+    if (pods.size === 0) return;
+    const { stdout } = await this.podman(['ps', '--all', '--format', 'json', '--filter', 'name=^agentplane-']);
+    const state = new Map<string, string>();
+    for (const c of JSON.parse(stdout || '[]') as { Names: string[]; State: string }[]) for (const name of c.Names) state.set(name, c.State);
+    for (const { id, pods: played } of watched) {
+      for (const { pod, containers } of played) {
+        // played again or removed while podman was asked: its pods are the new play's
+        if (this.busy.has(id) || !fs.existsSync(this.rolledOutFile(id))) break;
+        // gone altogether (removed behind the deployer's back): a new revision plays it again
+        if (!containers.some((c) => state.has(c))) continue;
+        const action = this.restarts.seen(
+          pod,
+          containers.every((c) => state.get(c) === 'running'),
+          Date.now(),
+        );
+        if (action.do === 'wait') {
+          const stopped = containers.filter((c) => state.get(c) !== 'running').map((c) => `${c} ${state.get(c) ?? 'missing'}`);
+          log.warn("a played pod's containers stopped; starting the pod again", { deployment_id: id, pod, stopped, restart_in_ms: action.inMs });
+        } else if (action.do === 'start') {
+          await this.podman(['pod', 'start', pod]).catch((err: Error) =>
+            log.error('could not start a played pod again', { deployment_id: id, pod, error: err.message.split('\n')[0] }),
+          );
+        }
+      }
+    }
+  }
+
+  /** The pods of the deployment as played (its workloads', and its database's) with the containers that serve in each. */
+  private playedPods(deploymentId: string): PlayedPod[] {
+    const pods: PlayedPod[] = [];
+    for (const file of [this.playedFile(deploymentId), this.databaseFile(deploymentId)]) {
+      if (!fs.existsSync(file)) continue;
+      for (const doc of YAML.parseAllDocuments(fs.readFileSync(file, 'utf8'))) {
+        const manifest = doc.toJSON() as (Manifest & { spec?: { template?: Pod } }) | null;
+        if (manifest?.kind !== 'Deployment' || !manifest.spec?.template) continue;
+        const pod = `${manifest.metadata.name}-pod-0`;
+        pods.push({ pod, containers: manifest.spec.template.spec.containers.map((c) => `${pod}-${c.name}`) });
+      }
+    }
+    return pods;
+  }
+
+  /** Present once the deployment's current play has rolled out: its pods are looked after from then on. */
+  private rolledOutFile(deploymentId: string): string {
+    return path.join(this.options.root, deploymentId, 'rolled-out');
   }
 
   // ---- podman ----
