@@ -25,8 +25,8 @@ describe(`a project pinned to @langchain/langgraph ${RELEASE.langgraph}`, { time
     headers = apiKey ? { 'x-api-key': apiKey } : {};
     client = new Client({ apiUrl: dev.url, apiKey, callerOptions: { maxRetries: 0 } });
   });
-  after(() => {
-    dev?.stop();
+  after(async () => {
+    await dev?.stop();
     project?.remove();
   });
 

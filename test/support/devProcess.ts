@@ -9,7 +9,28 @@ export interface DevProcess {
   child: ChildProcess;
   /** Everything it printed so far. */
   output(): string;
-  stop(): void;
+  /**
+   * SIGTERM, and resolves once it has exited (SIGKILL after STOP_MS). A server stopping flushes
+   * its store into the project's `.langgraph_api`: a folder removed before it has exited may be
+   * written into meanwhile, and `rmSync` then fails with ENOTEMPTY (a CI run hung so: the throw
+   * left the other servers of the file running, and the file never ended).
+   */
+  stop(): Promise<void>;
+}
+
+/** How long a stopped dev server has to exit before it is killed. */
+const STOP_MS = 10_000;
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_MS);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 export async function startDev(dir: string, env: Record<string, string> = {}): Promise<DevProcess> {
@@ -39,7 +60,7 @@ export async function startDev(dir: string, env: Record<string, string> = {}): P
       child.stderr!.on('data', check);
       child.once('exit', (code) => reject(new Error(`dev exited with ${code}:\n${output}`)));
     });
-    return { url, child, output: () => output, stop: () => void child.kill('SIGTERM') };
+    return { url, child, output: () => output, stop: () => stopChild(child) };
   } catch (err) {
     child.kill('SIGTERM');
     throw err;

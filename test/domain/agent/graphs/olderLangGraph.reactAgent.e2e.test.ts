@@ -101,11 +101,10 @@ before(() => {
   }
 });
 after(async () => {
-  for (const started of await Promise.allSettled(served.values()))
-    if (started.status === 'fulfilled') {
-      started.value.dev.stop();
-      started.value.project.remove();
-    }
+  const started = (await Promise.allSettled(served.values())).flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  // every server has exited before any project folder goes (devProcess.ts: stop)
+  await Promise.all(started.map(({ dev }) => dev.stop()));
+  for (const { project } of started) project.remove();
 });
 
 for (const release of RELEASES) {
