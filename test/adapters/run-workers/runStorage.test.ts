@@ -55,7 +55,7 @@ type Op =
   | { op: 'runIn'; runId: string; body: Op[] }
   | { op: 'run'; store: string | undefined; body: Op[] }
   | { op: 'enterWith'; store: string }
-  | { op: 'await'; how: 'microtask' | 'immediate' | 'timeout' }
+  | { op: 'await'; how: 'microtask' | 'immediate' }
   | { op: 'together'; bodies: Op[][] };
 
 /** The steps every place may hold; `body` the steps of a run's body, `together` those of each of its bodies. */
@@ -63,7 +63,11 @@ const steps = (body: fc.Arbitrary<Op[]>, together: fc.Arbitrary<Op[]>): fc.Arbit
   fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constant({ op: 'look' as const }),
-    fc.record({ op: fc.constant('await' as const), how: fc.constantFrom('microtask' as const, 'immediate' as const, 'timeout' as const) }),
+    // no setTimeout: whether a timer's callback comes before an immediate's depends on how long
+    // the loop's turn took, so the two executions compared could interleave a `together`'s bodies
+    // differently (a CI failure under load that its seed did not replay); the storage is an
+    // AsyncLocalStorage, which carries its value through a timer as through an immediate
+    fc.record({ op: fc.constant('await' as const), how: fc.constantFrom('microtask' as const, 'immediate' as const) }),
     fc.record({
       op: fc.constant('runIn' as const),
       runId: fc.constantFrom('run-a', 'run-b'),
@@ -103,8 +107,7 @@ async function execute(storages: Storages, ops: Op[], at: string, seen: Map<stri
         break;
       case 'await':
         if (step.how === 'microtask') await Promise.resolve();
-        else if (step.how === 'immediate') await new Promise((resolve) => setImmediate(resolve));
-        else await new Promise((resolve) => setTimeout(resolve, 0));
+        else await new Promise((resolve) => setImmediate(resolve));
         break;
       case 'together':
         await Promise.all(step.bodies.map((body, j) => execute(storages, body, `${here}.${j}`, seen)));
