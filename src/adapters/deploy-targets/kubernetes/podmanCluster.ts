@@ -279,18 +279,18 @@ export class PodmanCluster implements Cluster {
     return `kube-local deployer: manifests are played with podman kube play on this machine (CONTAINERS_CONF=${this.options.env.CONTAINERS_CONF ?? 'podman default'})`;
   }
 
-  async apply(deploymentId: string, namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
+  async apply(deploymentId: string, _namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
     this.busy.add(deploymentId);
     try {
       // looked after again once this revision has rolled out (rollout)
       fs.rmSync(this.rolledOutFile(deploymentId), { force: true });
-      await this.play(deploymentId, namespace, manifests, say);
+      await this.play(deploymentId, manifests, say);
     } finally {
       this.busy.delete(deploymentId);
     }
   }
 
-  private async play(deploymentId: string, _namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
+  private async play(deploymentId: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
     const names = objectNames(deploymentId);
     const { played, database, secrets, skipped } = adaptForPodman(manifests, names.server, await this.hostPort(deploymentId));
     const unplayable = secretVolumes(played);
