@@ -81,8 +81,11 @@ export type FromWorker =
   | { type: 'loadFailed'; error: RunError }
   /** `text`: the data's JSON text (shared/jsonText.ts), when the worker could write it; else `data`. */
   | { type: 'event'; runId: string; event: string; data?: unknown; text?: string }
-  /** `valuesAsLastEvent`: the output's values are the data of the run's last `values` event, not sent twice. */
-  | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean }
+  /**
+   * `valuesAsLastEvent`: the output's values are the data of the run's last `values` event, not sent twice.
+   * `valuesText`: the output's values as the worker wrote their JSON text (its `values` then left empty).
+   */
+  | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean; valuesText?: string }
   /**
    * The answer to `next`: the run offered started here ahead of its claim, assuming the first
    * reads whose key is `reads` (firstReads.ts); null: it did not start (nothing of it ran).

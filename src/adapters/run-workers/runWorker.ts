@@ -26,7 +26,7 @@ import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError } from '../../domain/agent/records.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { KnownReads, RunExecutorWithReads, RunOutput } from '../../domain/agent/graphs/runContext.ts';
+import type { KnownReads, RunExecutorWithReads } from '../../domain/agent/graphs/runContext.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { readsKey } from './firstReads.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
@@ -35,7 +35,7 @@ import { installAgentAuth, type AgentAuthAnswer } from '../../shared/agentAuthGl
 import { yieldToRequestLoop } from './schedulingPriority.ts';
 import { traceOf } from '../../domain/agent/tracing/failedRunTrace.ts';
 import { wireJson } from '../../domain/agent/messages/wireJson.ts';
-import { JsonText, dataOf } from '../../shared/jsonText.ts';
+import { JsonText } from '../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
 import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
 import { useCompiledProjectModules } from '../../shared/projectModule.ts';
@@ -325,12 +325,10 @@ async function main(): Promise<void> {
           sendLater(
             output.values === lastValues && lastValues !== undefined
               ? { type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesAsLastEvent: true }
-              : // values as text are a `values` event's: one not posted is sent as its data
-                {
-                  type: 'done',
-                  runId: run.run_id,
-                  output: (output.values as unknown) instanceof JsonText ? { ...output, values: dataOf(output.values) as RunOutput['values'] } : output,
-                },
+              : // values written as text (RunStream.wireValues) go as that text, not as data cloned object by object
+                (output.values as unknown) instanceof JsonText
+                ? { type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesText: (output.values as unknown as JsonText).text }
+                : { type: 'done', runId: run.run_id, output },
           );
           const next = offers.get(run.run_id);
           const ended: Ended = { run, plainHead: known?.plainHead };

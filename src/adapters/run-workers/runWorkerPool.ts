@@ -810,7 +810,13 @@ export class RunWorkerPool {
           if (task.stalled) task.reject(withTrace(errorOf(task.stalled), message.type === 'failed' ? (message.trace ?? []) : []));
           else if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));
           else if (message.type === 'done')
-            task.resolve(message.valuesAsLastEvent ? { ...message.output, values: endValues(task.lastValues) as RunOutput['values'] } : message.output);
+            task.resolve(
+              message.valuesAsLastEvent
+                ? { ...message.output, values: endValues(task.lastValues) as RunOutput['values'] }
+                : message.valuesText !== undefined
+                  ? { ...message.output, values: frozenFromJson(message.valuesText) as RunOutput['values'] }
+                  : message.output,
+            );
           else task.reject(withTrace(errorOf(message.error), message.trace ?? []));
         });
         this.released(slot);

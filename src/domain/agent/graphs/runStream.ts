@@ -97,7 +97,9 @@ export class RunStream {
   /**
    * `values` on the wire: as the last root `values` chunk went when `values` holds the very
    * same objects under the same keys (the state at the end of a run, read right after its
-   * last step), else serialised afresh.
+   * last step), else made afresh: as JSON text where values go as text (a run worker's: a
+   * protocol run streams no `values` of its own, and its end state, posted as data, was cloned
+   * object by object, copied and serialised again on the main thread: issue 87), else as data.
    */
   wireValues(values: Record<string, unknown>): unknown {
     const last = this.lastValues;
@@ -105,7 +107,7 @@ export class RunStream {
       const keys = Object.keys(values);
       if (keys.length === Object.keys(last.raw).length && keys.every((k) => Object.hasOwn(last.raw, k) && last.raw[k] === values[k])) return last.wire;
     }
-    return serialiseValues(values);
+    return this.valuesAsText ? valuesText(values) : serialiseValues(values);
   }
 
   /** A message a node produced (whole) or a model streamed (a chunk), with its metadata. */

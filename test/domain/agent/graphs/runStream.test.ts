@@ -68,3 +68,16 @@ test('values as text: plain data and states of messages go out as the JSON text 
   new RunStream(new Set(['values']), (_event, data) => published.push(data), false, true, true).chunk([], 'values', { big: 1n });
   assert.ok(!(published[0] instanceof JsonText));
 });
+
+test("a run worker's end state that no values event carried goes as the JSON text of its wire form; what JSON cannot write, as data", () => {
+  const messages = [new HumanMessage({ content: 'hi', id: 'm1' }), new AIMessage({ content: 'hello', id: 'm2' })];
+  const state = { messages, step: 2 };
+  // a protocol run asks for no `values`: no event to reuse, so the end state is made afresh
+  const stream = new RunStream(new Set(['updates']), () => undefined, false, true, true);
+  const wire = stream.wireValues(state);
+  assert.ok(wire instanceof JsonText, 'as text: the main thread parses it once, not a clone copied and serialised again');
+  assert.equal(wire.text, JSON.stringify(serialiseValues(state)));
+  assert.ok(!(stream.wireValues({ big: 1n }) instanceof JsonText), 'a BigInt: serialised data, for the publisher to deal with');
+  // in the main thread's own runs the end state stays data
+  assert.ok(!(new RunStream(new Set(['updates']), () => undefined).wireValues(state) instanceof JsonText));
+});
