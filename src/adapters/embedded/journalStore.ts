@@ -189,7 +189,7 @@ export async function openJournalStore(options: JournalStoreOptions): Promise<Jo
   return store;
 }
 
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, access() {}, child: () => silent, enabled: () => false };
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, routine() {}, access() {}, child: () => silent, enabled: () => false };
 
 export class JournalStore implements Store {
   private readonly dataDir: string | null;

@@ -10,6 +10,11 @@ export interface Logger {
   info: LogLine;
   warn: LogLine;
   error: LogLine;
+  /**
+   * An info line of routine work that comes once a run or more a second on a busy server (a run's
+   * end): it may wait with the access lines, as they do, instead of being written at once.
+   */
+  routine: LogLine;
   /** The same log with `fields` added to every line. */
   child(fields: Record<string, unknown>): Logger;
 }

@@ -1,6 +1,6 @@
 // Structured logs: one JSON object per line, made by pino (the logger fastify uses), so a
-// line costs a few string concatenations. Access lines land in a buffer written out 16 KB at a
-// time; every other line is written at once (the flush rule: logOutput.ts).
+// line costs a few string concatenations. Access lines and routine lines (a run's end) land in a
+// buffer written out 16 KB at a time; every other line is written at once (the flush rule: logOutput.ts).
 import { pino, stdTimeFunctions, symbols, type Logger as Pino } from 'pino';
 import { withErrorsShown } from './logFields.ts';
 import { accessFields, type AccessLine } from './accessLine.ts';
@@ -19,6 +19,8 @@ export interface Logger {
   info: LogLine;
   warn: LogLine;
   error: LogLine;
+  /** An info line that may wait in the buffer as an access line does (a run's end: domain/ports/logger.ts). */
+  routine: LogLine;
   /**
    * The access line of an answered request, at info (`"msg":"request"` and the line's fields): it
    * may wait in the buffer, written with the next other line, at 16 KB, or within 100 ms. Every
@@ -147,6 +149,9 @@ function wrap(log: Pino, sink: LogSink): Logger {
       log.error(withErrorsShown(fields), msg);
       sink.flush();
     },
+    // no flush: a run's end wrote a line at once, one write(2) a run on the main thread (~40 µs
+    // with the access lines it carried: issue 86's 100-thread round)
+    routine: (msg, fields) => log.info(withErrorsShown(fields), msg),
     access: accessWriter(log, sink),
     child: (fields) => wrap(log.child(withErrorsShown(fields) ?? {}), sink),
     enabled: (level) => log.isLevelEnabled(level),

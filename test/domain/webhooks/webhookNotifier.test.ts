@@ -26,7 +26,7 @@ function recordingLog(lines: Line[]): Logger {
     (level: string) =>
     (msg: string, fields: Record<string, unknown> = {}) =>
       lines.push({ level, msg, fields });
-  const log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => log, enabled: () => true };
+  const log = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), routine: at('info'), child: () => log, enabled: () => true };
   return log as unknown as Logger;
 }
 

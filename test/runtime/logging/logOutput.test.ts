@@ -1,5 +1,5 @@
-// The flush rule of the log (src/runtime/logging/logOutput.ts): access lines may wait in a buffer (at
-// most 100 ms), every other line is written at once with those waiting before it; and none may
+// The flush rule of the log (src/runtime/logging/logOutput.ts): access lines and routine lines (a
+// run's end) may wait in a buffer (at most 100 ms), every other line is written at once with those waiting before it; and none may
 // be lost when the process ends: at exit, at a crash (an uncaught exception), at SIGTERM or
 // SIGINT whether or not the process handles them. Each ending is a child process that logs many
 // access lines at once (so most are still in the buffer) and then ends as named, while its
@@ -107,6 +107,23 @@ describe('when log lines are written', () => {
     const started = Date.now();
     await until('the access line', () => written().length === 1);
     assert.ok(Date.now() - started < 1_000, 'written by the periodic flush');
+  });
+
+  it('a routine line (a run’s end) waits with the access lines: written with the next other line, or within 100 ms with nothing else logged; only where info is', async () => {
+    const { log, written } = toFile();
+    log.access(accessTo('/a'));
+    log.child({ run_id: 'r-1' }).routine('run finished', { outcome: 'success' });
+    assert.deepEqual(written(), [], 'kept back, as the access line before it');
+    log.warn('run retried');
+    assert.deepEqual(written(), ['request /a', 'run finished', 'run retried'], 'in the order logged');
+    log.routine('run finished', { outcome: 'error' });
+    const started = Date.now();
+    await until('the routine line', () => written().length === 4);
+    assert.ok(Date.now() - started < 1_000, 'written by the periodic flush');
+    const file = path.join(tempDir('log-flush-'), 'log');
+    createLogger('warn', {}, bufferedSink(fs.openSync(file, 'w'))).routine('run finished');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(fs.readFileSync(file, 'utf8'), '', 'below warn');
   });
 
   it('every other line is written at once, after the access lines waiting before it', () => {

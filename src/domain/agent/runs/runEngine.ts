@@ -390,6 +390,6 @@ export class RunEngine {
     // a cancel that came while the new attempt was being recorded found the run still in
     // flight and only stopped what had already ended: it applies to the queued run now
     if (again && (running.stop === 'interrupt' || running.stop === 'rollback')) await this.cancel(run.thread_id, run.run_id, running.stop);
-    log.info('run finished', { outcome: outcomeOf(event), exec_ms: Date.now() - started });
+    log.routine('run finished', { outcome: outcomeOf(event), exec_ms: Date.now() - started });
   }
 }

@@ -27,7 +27,7 @@ const done = { values: {}, next: [], interrupts: {}, ops: [] };
 
 function recordingLog(lines: { msg: string; fields?: Record<string, unknown> }[]): Logger {
   const log = (msg: string, fields?: Record<string, unknown>) => void lines.push({ msg, fields });
-  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger, enabled: () => true } as unknown as Logger;
+  const logger: Logger = { debug: log, info: log, warn: log, error: log, routine: log, child: () => logger, enabled: () => true } as unknown as Logger;
   return logger;
 }
 

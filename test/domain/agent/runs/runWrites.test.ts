@@ -21,7 +21,7 @@ import type { Logger } from '../../../../src/domain/ports/logger.ts';
 
 const assistant = { assistant_id: 'a1', graph_id: 'g', config: {}, context: {}, metadata: {} } as unknown as Assistant;
 const done = { values: {}, next: [], interrupts: {}, ops: [] };
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet, enabled: () => false } as unknown as Logger;
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, routine() {}, child: () => quiet, enabled: () => false } as unknown as Logger;
 
 async function writes(execute: RunExecutor) {
   const store = await openJournalStore({ dataDir: null });
