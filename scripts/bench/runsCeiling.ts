@@ -57,14 +57,17 @@ for (let round = 0; round < rounds; round += 1) {
       for (const client of (round % 2 ? ['default client', 'maxConcurrency 64'] : ['maxConcurrency 64', 'default client']) as FreshClient[]) {
         const before = child.cpu();
         const threadsBefore = name === 'peer' ? new Map() : cpuByTask(child.pid);
+        const clientBefore = process.cpuUsage();
         const r = await sdkRuns(sdk(child.url, child.headers, client), assistant, FRESH_THREADS, FRESH_RUNS_PER_THREAD);
+        const clientUsed = process.cpuUsage(clientBefore);
+        const clientMs = (clientUsed.user + clientUsed.system) / 1000 / r.runs;
         const rate = r.runs / r.seconds;
         const key = `${name} ${client}`;
         got.set(key, [...(got.get(key) ?? []), rate]);
         cpu.set(key, [...(cpu.get(key) ?? []), ((child.cpu() - before) * 1000) / r.runs]);
         const threads = name === 'peer' ? '' : ` (${byThread(threadsBefore, cpuByTask(child.pid), r.runs)})`;
         line.push(
-          `${client} ${rate.toFixed(1)} runs/s${r.failed ? ` (${r.failed} failed)` : ''}, ${(((child.cpu() - before) * 1000) / r.runs).toFixed(2)} ms CPU a run${threads}`,
+          `${client} ${rate.toFixed(1)} runs/s${r.failed ? ` (${r.failed} failed)` : ''}, ${(((child.cpu() - before) * 1000) / r.runs).toFixed(2)} ms CPU a run${threads}, client ${clientMs.toFixed(2)} ms a run`,
         );
       }
       log(`round ${round + 1} ${name.padEnd(11)} ${line.join('; ')}`);
