@@ -2,8 +2,8 @@
 // - an access line (one per answered request, `"msg":"request"`) may wait in a buffer: it is
 //   written with the next other line, when 16,000 characters wait (~16 KB), or within 100 ms, whichever comes first;
 //   so may a routine line (Logger.routine: a run's end, `"msg":"run finished"`);
-// - every other line (a start, a stop, a warning, an error, a run's or a revision's story) is
-//   written at once, with the access lines waiting before it, so lines keep their order;
+// - every other line (a start, a stop, a warning, an error, the rest of a run's or a revision's
+//   story) is written at once, with the lines waiting before it, so lines keep their order;
 // - what waits is written before the process ends: at exit (normal, process.exit, an uncaught
 //   exception) and on SIGINT or SIGTERM. Only kill -9 (or an out-of-memory kill) loses the last
 //   100 ms of access and routine lines.
