@@ -37,12 +37,25 @@ let memoryStoreLoaded: Promise<typeof import('../../memory/langgraphStore.ts')> 
 const memoryStoreModule = () => (memoryStoreLoaded ??= import('../../memory/langgraphStore.ts'));
 // the run tracer and the callback manager's copy are LangChain callback classes: LangChain's
 // callbacks and langsmith (~160 modules, ~0.25 CPU-s) load with the first run, not with the
-// server (nor with every test process that imports it and runs no graph)
+// server (nor with every test process that imports it and runs no graph); so does the stream
+// every LangGraph run reads its generator through (generatorStream.ts)
 let tracingLoaded:
-  | Promise<[typeof import('../tracing/runTracer.ts'), typeof import('../tracing/callbackManagerCopy.ts'), typeof import('../tracing/lazyRootRunTree.ts')]>
+  | Promise<
+      [
+        typeof import('../tracing/runTracer.ts'),
+        typeof import('../tracing/callbackManagerCopy.ts'),
+        typeof import('../tracing/lazyRootRunTree.ts'),
+        typeof import('./generatorStream.ts'),
+      ]
+    >
   | undefined;
 const tracingModules = () =>
-  (tracingLoaded ??= Promise.all([import('../tracing/runTracer.ts'), import('../tracing/callbackManagerCopy.ts'), import('../tracing/lazyRootRunTree.ts')]));
+  (tracingLoaded ??= Promise.all([
+    import('../tracing/runTracer.ts'),
+    import('../tracing/callbackManagerCopy.ts'),
+    import('../tracing/lazyRootRunTree.ts'),
+    import('./generatorStream.ts'),
+  ]));
 /** Loads what every run needs before its first (a run worker, which exists to run graphs, does so before it is ready). */
 export const loadRunModules = async (): Promise<void> => {
   // each first import() here resolves through the module hooks (tsx's, on their own thread):
@@ -71,11 +84,13 @@ export function graphExecutor(deps: {
   const hostMetadata = runHostMetadata(deps.langgraphVersion ?? OWN_LANGGRAPH_RELEASE);
   return async (run, signal, publish, started, known) => {
     started?.();
-    const [{ RunTracer }, { useLinearCallbackCopy }, { useLazyRootRunTree }] = await tracingModules();
+    const [{ RunTracer }, { useLinearCallbackCopy }, { useLazyRootRunTree }, { useGeneratorStream }] = await tracingModules();
     // the run tracer is a callback handler: LangChain then copies a callback manager per runnable
     useLinearCallbackCopy();
     // and LangChain makes a run tree around each runnable that next to nothing reads
     useLazyRootRunTree();
+    // and every LangGraph run streams through a stream of a generator that makes an error at its end
+    useGeneratorStream();
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
     // with "async" or "exit" durability LangGraph learns of a failed checkpoint write only when
     // the run ends: the hold keeps it for then (settled) rather than let it go unhandled
