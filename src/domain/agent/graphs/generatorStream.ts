@@ -9,9 +9,9 @@
 // fingerprinted): another @langchain/core keeps its own. The stream it makes is the same
 // class, reads the same chunks, closes, errors and cancels as the original's does:
 // test/domain/agent/graphs/generatorStream.test.ts compares both.
-import { createRequire } from 'node:module';
 import type { ReadableStreamDefaultController, UnderlyingSource } from 'node:stream/web';
 import { IterableReadableStream } from '@langchain/core/utils/stream';
+import { bothBuilds } from '../tracing/bothBuilds.ts';
 import { fingerprint } from '../tracing/callbackManagerCopy.ts';
 
 type StreamClass = typeof IterableReadableStream;
@@ -34,23 +34,8 @@ export function generatorSource<T>(generator: AsyncGenerator<T>): UnderlyingSour
   };
 }
 
-const require = createRequire(import.meta.url);
-/** Where the CommonJS build's module is (a graph loaded as CommonJS gets its class); null: there is none. */
-const COMMON_JS_PATH = (() => {
-  try {
-    return require.resolve('@langchain/core/utils/stream');
-  } catch {
-    return null;
-  }
-})();
-
-/** The ESM class, and the CommonJS one once something has loaded it (as callbackManagerCopy.ts's managerClasses). */
-export function streamClasses(): StreamClass[] {
-  const commonJs = COMMON_JS_PATH
-    ? (require.cache[COMMON_JS_PATH]?.exports as { IterableReadableStream?: StreamClass } | undefined)?.IterableReadableStream
-    : undefined;
-  return commonJs && commonJs !== IterableReadableStream ? [IterableReadableStream, commonJs] : [IterableReadableStream];
-}
+/** The ESM class, and the CommonJS one once something has loaded it (bothBuilds.ts). */
+export const streamClasses = bothBuilds(IterableReadableStream, '@langchain/core/utils/stream', 'IterableReadableStream');
 
 /** Each class's method as @langchain/core gave it (taken before it is replaced). */
 const ORIGINAL = new Map<StreamClass, FromGenerator>();

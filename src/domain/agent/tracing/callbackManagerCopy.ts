@@ -11,8 +11,8 @@
 // fingerprinted): another @langchain/core keeps its own. test/domain/agent/tracing/callbackManagerCopy.test.ts
 // compares both on generated managers.
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { CallbackManager } from '@langchain/core/callbacks/manager';
+import { bothBuilds } from './bothBuilds.ts';
 
 type Manager = CallbackManager;
 type Copy = Manager['copy'];
@@ -52,23 +52,8 @@ export function linearCopy(managerClass: typeof CallbackManager): Copy {
   };
 }
 
-const require = createRequire(import.meta.url);
-/** Where the CommonJS build's module is (a graph loaded as CommonJS gets its class); null: there is none. */
-const COMMON_JS_PATH = (() => {
-  try {
-    return require.resolve('@langchain/core/callbacks/manager');
-  } catch {
-    return null;
-  }
-})();
-
-/** The ESM class, and the CommonJS one once something has loaded it (loading it here would cost every process ~80 ms). */
-export function managerClasses(): (typeof CallbackManager)[] {
-  const commonJs = COMMON_JS_PATH
-    ? (require.cache[COMMON_JS_PATH]?.exports as { CallbackManager?: typeof CallbackManager } | undefined)?.CallbackManager
-    : undefined;
-  return commonJs && commonJs !== CallbackManager ? [CallbackManager, commonJs] : [CallbackManager];
-}
+/** The ESM class, and the CommonJS one once something has loaded it (bothBuilds.ts). */
+export const managerClasses = bothBuilds(CallbackManager, '@langchain/core/callbacks/manager', 'CallbackManager');
 
 /** Each class's copy as @langchain/core gave it (taken before it is replaced). */
 const ORIGINAL_COPY = new Map<typeof CallbackManager, Copy>();
