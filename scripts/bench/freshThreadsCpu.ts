@@ -62,6 +62,14 @@ const benchOne = process.env.FRESH_CPU_SCENARIO === 'bench-one';
 const [scenarioThreads, scenarioRuns] =
   process.env.FRESH_CPU_SCENARIO === 'one' ? [1, FRESH_ONE_THREAD_RUNS] : benchOne ? [1, ONE_THREAD_RUNS] : [FRESH_THREADS, FRESH_RUNS_PER_THREAD];
 const warmUp = benchOne ? WARM_UP : FRESH_WARM_UP;
+// FRESH_CPU_BEFORE=<threads>x<runs>,…: untimed rounds after the warm-up, before the timed part, each of
+// `runs` runs on each of `threads` fresh threads (`1x200,1x200`: the bench's fresh phase's two one-thread
+// rounds, which come before its 100-thread rounds on the same server); `<tree>@FRESH_BEFORE=1x200+1x200` for that tree's servers alone
+const untimedRounds = (spec = ''): [number, number][] =>
+  spec
+    .split(/[,+]/)
+    .filter(Boolean)
+    .map((part) => part.split('x').map(Number) as [number, number]);
 // FRESH_CPU_REPEAT=<n>: the scenario's round repeated n times on the same server (bench-one's default 5, else 1): how a
 // server fares once its code is warm, beside a fresh one's first round
 const repeats = Number(process.env.FRESH_CPU_REPEAT ?? (benchOne ? 5 : 1));
@@ -275,6 +283,8 @@ async function measureTree(tree: (typeof trees)[number], round: number): Promise
         callerOptions: { maxRetries: 0, ...(client === 'maxConcurrency 64' ? { maxConcurrency: 64 } : {}) },
       });
     for (const [threads, perThread] of warmUp) await sdkRuns(sdk('default client'), graph, threads, perThread);
+    for (const [threads, perThread] of untimedRounds(tree.env.FRESH_BEFORE ?? process.env.FRESH_CPU_BEFORE))
+      await sdkRuns(sdk('default client'), graph, threads, perThread);
     for (let repeat = 0; repeat < repeats; repeat += 1)
       for (const client of round % 2 ? [...clients].reverse() : clients) {
         // the server's threads' CPU and fresh pages, and the client's, at the scenario's first create and last join
