@@ -12,7 +12,7 @@
 import type { ReadableStreamDefaultController, UnderlyingSource } from 'node:stream/web';
 import { IterableReadableStream } from '@langchain/core/utils/stream';
 import { bothBuilds } from '../tracing/bothBuilds.ts';
-import { fingerprint } from '../tracing/callbackManagerCopy.ts';
+import { knownReplacement } from '../tracing/knownReplacement.ts';
 
 type StreamClass = typeof IterableReadableStream;
 type FromGenerator = StreamClass['fromAsyncGenerator'];
@@ -37,31 +37,17 @@ export function generatorSource<T>(generator: AsyncGenerator<T>): UnderlyingSour
 /** The ESM class, and the CommonJS one once something has loaded it (bothBuilds.ts). */
 export const streamClasses = bothBuilds(IterableReadableStream, '@langchain/core/utils/stream', 'IterableReadableStream');
 
-/** Each class's method as @langchain/core gave it (taken before it is replaced). */
-const ORIGINAL = new Map<StreamClass, FromGenerator>();
+const replaced = knownReplacement<StreamClass, FromGenerator>({
+  classes: streamClasses,
+  known: KNOWN_FROM_GENERATOR,
+  get: (streamClass) => streamClass.fromAsyncGenerator,
+  set: (streamClass, fromAsyncGenerator) => (streamClass.fromAsyncGenerator = fromAsyncGenerator),
+  // the original makes the class itself whatever it is called on (a subclass included): so does this
+  replacement: (streamClass) => (<T>(generator: AsyncGenerator<T>) => new streamClass<T>(generatorSource(generator))) as unknown as FromGenerator,
+});
 
 /** The fromAsyncGenerator `streamClass` came with. */
-export const originalFromGenerator = (streamClass: StreamClass): FromGenerator => ORIGINAL.get(streamClass) ?? streamClass.fromAsyncGenerator;
+export const originalFromGenerator = (streamClass: StreamClass): FromGenerator => replaced.original(streamClass);
 
-/** Methods found not to be the known one (fingerprinted once). */
-const notKnown = new WeakSet<FromGenerator>();
-
-/**
- * Replaces fromAsyncGenerator on each class whose method is the known one; how many classes have
- * the replacement. Called again before each run: a graph loaded since may have brought the CommonJS class.
- */
-export function useGeneratorStream(): number {
-  let replaced = 0;
-  for (const streamClass of streamClasses()) {
-    const current = streamClass.fromAsyncGenerator as FromGenerator & { closesOnce?: true };
-    if (current.closesOnce) replaced += 1;
-    else if (!notKnown.has(current) && KNOWN_FROM_GENERATOR.has(fingerprint(current))) {
-      ORIGINAL.set(streamClass, current);
-      // the original makes the class itself whatever it is called on (a subclass included): so does this
-      const fromAsyncGenerator = <T>(generator: AsyncGenerator<T>) => new streamClass<T>(generatorSource(generator));
-      streamClass.fromAsyncGenerator = Object.assign(fromAsyncGenerator, { closesOnce: true as const }) as unknown as FromGenerator;
-      replaced += 1;
-    } else notKnown.add(current);
-  }
-  return replaced;
-}
+/** Replaces fromAsyncGenerator on each class whose method is the known one; how many classes have the replacement (knownReplacement.ts). */
+export const useGeneratorStream = (): number => replaced.use();

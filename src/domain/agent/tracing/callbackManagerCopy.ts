@@ -10,17 +10,15 @@
 // Replaced only while the class's copy is the one this was written against (its source is
 // fingerprinted): another @langchain/core keeps its own. test/domain/agent/tracing/callbackManagerCopy.test.ts
 // compares both on generated managers.
-import { createHash } from 'node:crypto';
 import { CallbackManager } from '@langchain/core/callbacks/manager';
 import { bothBuilds } from './bothBuilds.ts';
+import { knownReplacement } from './knownReplacement.ts';
 
 type Manager = CallbackManager;
 type Copy = Manager['copy'];
 
 /** sha256 of `CallbackManager.prototype.copy.toString()` in @langchain/core 1.2.13 (its ESM and CommonJS builds alike). */
 const KNOWN_COPY = new Set(['3db910c718ee25f01548e12353dd719adbd631a16e4eabde564615f067fbcc27']);
-
-export const fingerprint = (fn: (...args: never[]) => unknown): string => createHash('sha256').update(fn.toString()).digest('hex');
 
 /** `key: value` made an own property as a spread makes it (`__proto__` included, which assignment would not make). */
 function own(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -55,29 +53,16 @@ export function linearCopy(managerClass: typeof CallbackManager): Copy {
 /** The ESM class, and the CommonJS one once something has loaded it (bothBuilds.ts). */
 export const managerClasses = bothBuilds(CallbackManager, '@langchain/core/callbacks/manager', 'CallbackManager');
 
-/** Each class's copy as @langchain/core gave it (taken before it is replaced). */
-const ORIGINAL_COPY = new Map<typeof CallbackManager, Copy>();
+const copies = knownReplacement<typeof CallbackManager, Copy>({
+  classes: managerClasses,
+  known: KNOWN_COPY,
+  get: (managerClass) => managerClass.prototype.copy,
+  set: (managerClass, copy) => (managerClass.prototype.copy = copy),
+  replacement: linearCopy,
+});
 
 /** The copy `managerClass` came with. */
-export const originalCopy = (managerClass: typeof CallbackManager): Copy => ORIGINAL_COPY.get(managerClass) ?? managerClass.prototype.copy;
+export const originalCopy = (managerClass: typeof CallbackManager): Copy => copies.original(managerClass);
 
-/** Copies found not to be the known one (fingerprinted once). */
-const notKnown = new WeakSet<Copy>();
-
-/**
- * Replaces copy on each class whose copy is the known one; how many classes have the linear
- * copy. Called again before each run: a graph loaded since may have brought the CommonJS class.
- */
-export function useLinearCallbackCopy(): number {
-  let replaced = 0;
-  for (const managerClass of managerClasses()) {
-    const current = managerClass.prototype.copy as Copy & { linear?: true };
-    if (current.linear) replaced += 1;
-    else if (!notKnown.has(current) && KNOWN_COPY.has(fingerprint(current))) {
-      ORIGINAL_COPY.set(managerClass, current);
-      managerClass.prototype.copy = Object.assign(linearCopy(managerClass), { linear: true as const });
-      replaced += 1;
-    } else notKnown.add(current);
-  }
-  return replaced;
-}
+/** Replaces copy on each class whose copy is the known one; how many classes have the linear copy (knownReplacement.ts). */
+export const useLinearCallbackCopy = (): number => copies.use();

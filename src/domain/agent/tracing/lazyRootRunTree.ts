@@ -23,7 +23,7 @@ import { inspect } from 'node:util';
 import { RunTree } from 'langsmith';
 import { CallbackManager } from '@langchain/core/callbacks/manager';
 import { AsyncLocalStorageProviderSingleton, _CONTEXT_VARIABLES_KEY } from '@langchain/core/singletons';
-import { fingerprint } from './callbackManagerCopy.ts';
+import { fingerprint } from './knownReplacement.ts';
 
 type Provider = typeof AsyncLocalStorageProviderSingleton;
 type RunWithConfig = Provider['runWithConfig'];

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { IterableReadableStream } from '@langchain/core/utils/stream';
-import { fingerprint } from '../../../../src/domain/agent/tracing/callbackManagerCopy.ts';
+import { fingerprint } from '../../../../src/domain/agent/tracing/knownReplacement.ts';
 import { generatorSource, originalFromGenerator, streamClasses, useGeneratorStream } from '../../../../src/domain/agent/graphs/generatorStream.ts';
 
 /** What a controller was asked, in order. */

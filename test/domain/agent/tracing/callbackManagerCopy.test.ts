@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { CallbackManager } from '@langchain/core/callbacks/manager';
-import { fingerprint, linearCopy, managerClasses, originalCopy, useLinearCallbackCopy } from '../../../../src/domain/agent/tracing/callbackManagerCopy.ts';
+import { linearCopy, managerClasses, originalCopy, useLinearCallbackCopy } from '../../../../src/domain/agent/tracing/callbackManagerCopy.ts';
+import { fingerprint } from '../../../../src/domain/agent/tracing/knownReplacement.ts';
 
 class NamedHandler extends BaseCallbackHandler {
   constructor(override name: string) {

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fingerprint, knownReplacement } from '../../../../src/domain/agent/tracing/knownReplacement.ts';
+
+type Greet = () => string;
+const known = (): string => 'known';
+const other = (): string => 'other';
+
+/** Two builds of a class, each with its own static method. */
+function classes(esm: Greet, commonJs: Greet) {
+  return [{ greet: esm }, { greet: commonJs }];
+}
+
+function replacing(targets: { greet: Greet }[]) {
+  return knownReplacement<{ greet: Greet }, Greet>({
+    classes: () => targets,
+    known: new Set([fingerprint(known)]),
+    get: (target) => target.greet,
+    set: (target, greet) => (target.greet = greet),
+    replacement: () => () => 'replaced',
+  });
+}
+
+test('a method whose source is a known one is replaced on every build, its original kept', () => {
+  const targets = classes(known, known);
+  const replacement = replacing(targets);
+  assert.equal(replacement.use(), 2);
+  assert.deepEqual(
+    targets.map((t) => t.greet()),
+    ['replaced', 'replaced'],
+  );
+  for (const target of targets) assert.equal(replacement.original(target), known);
+  assert.equal(replacement.use(), 2, 'a second call changes nothing');
+  assert.deepEqual(
+    targets.map((t) => t.greet()),
+    ['replaced', 'replaced'],
+  );
+});
+
+test('a method of another source is left as it is', () => {
+  const targets = classes(known, other);
+  const replacement = replacing(targets);
+  assert.equal(replacement.use(), 1);
+  assert.deepEqual(
+    targets.map((t) => t.greet()),
+    ['replaced', 'other'],
+  );
+  assert.equal(replacement.original(targets[1]!), other, 'the original of a class never replaced is its own method');
+  assert.equal(replacement.use(), 1);
+});
