@@ -42,7 +42,8 @@ function withPlaceholders(value: unknown, found: { object: object; memo: Memo }[
     found.push({ object: value as object, memo });
     return MARK + String(found.length - 1);
   }
-  if (Array.isArray(value)) {
+  // an array with its own toJSON is serialised as its toJSON says: left whole (a copy would lose it)
+  if (Array.isArray(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i += 1) {
       const item = withPlaceholders(value[i], found, depth + 1);
@@ -120,6 +121,8 @@ class PlainJson {
       return true;
     }
     if (Array.isArray(value)) {
+      // the serialiser writes what an array's own toJSON gives, not its items
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
       this.text += '[';
       for (let i = 0; i < value.length; i += 1) {
         if (i > 0) this.text += ',';

@@ -150,6 +150,9 @@ test('plain data around the messages is stored as exactly the text LangGraph ser
     { missing: undefined, list: [undefined] },
     { when: new Date(0), custom: { toJSON: () => ({ replaced: true }) } },
     { set: new Set([1]), map: new Map([['k', human]]), error: new Error('e'), pattern: /x/g },
+    // an array's own toJSON is what the serialiser writes of it
+    { listed: Object.assign([1, 2], { toJSON: () => 'as a whole' }) },
+    { listedMessages: Object.assign([human], { toJSON: () => 'as a whole' }) },
   ];
   for (const value of values) {
     const expected = await upstreamText(value);
