@@ -1,3 +1,5 @@
+// knownReplacement.ts: a method is replaced on each build only while its source is a known one,
+// once, and the original stays at hand.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fingerprint, knownReplacement } from '../../../../src/domain/agent/tracing/knownReplacement.ts';
@@ -10,6 +12,9 @@ const other = (): string => 'other';
 function classes(esm: Greet, commonJs: Greet) {
   return [{ greet: esm }, { greet: commonJs }];
 }
+
+/** What each build's method answers now. */
+const said = (targets: { greet: Greet }[]) => targets.map((t) => t.greet());
 
 function replacing(targets: { greet: Greet }[]) {
   return knownReplacement<{ greet: Greet }, Greet>({
@@ -25,26 +30,17 @@ test('a method whose source is a known one is replaced on every build, its origi
   const targets = classes(known, known);
   const replacement = replacing(targets);
   assert.equal(replacement.use(), 2);
-  assert.deepEqual(
-    targets.map((t) => t.greet()),
-    ['replaced', 'replaced'],
-  );
+  assert.deepEqual(said(targets), ['replaced', 'replaced']);
   for (const target of targets) assert.equal(replacement.original(target), known);
   assert.equal(replacement.use(), 2, 'a second call changes nothing');
-  assert.deepEqual(
-    targets.map((t) => t.greet()),
-    ['replaced', 'replaced'],
-  );
+  assert.deepEqual(said(targets), ['replaced', 'replaced']);
 });
 
 test('a method of another source is left as it is', () => {
   const targets = classes(known, other);
   const replacement = replacing(targets);
   assert.equal(replacement.use(), 1);
-  assert.deepEqual(
-    targets.map((t) => t.greet()),
-    ['replaced', 'other'],
-  );
+  assert.deepEqual(said(targets), ['replaced', 'other']);
   assert.equal(replacement.original(targets[1]!), other, 'the original of a class never replaced is its own method');
   assert.equal(replacement.use(), 1);
 });
