@@ -45,6 +45,15 @@ const LIST_ATTEMPTS = 6;
 const LIST_PAUSE_MS = 200;
 /** What podman says when a layer or an intermediate image a build took from its cache has since been removed. */
 const VANISHED_DURING_BUILD = /\b(?:layer|image) not known\b/;
+/**
+ * What podman says when a build's working container was removed under it: an `rmi --force` of
+ * an image whose parent is that container's base removes the container too. Before the commit
+ * the build fails at its next step; after it, only the container's cleanup fails.
+ */
+const CONTAINER_VANISHED = /\bidentifier is not a container\b|\bcontainer not known\b/;
+/** How podman names the image a build committed (`--> <short id>`), then the name it stored it under. */
+const COMMITTED = /^--> ([0-9a-f]{11,64})$/;
+const TAGGED = /^Successfully tagged (\S+)$/;
 
 /** Calls `onLine` with each line of a child's output as it comes (the last one at its end), `onChunk` with the raw text. */
 export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onChunk?: (chunk: string) => void): void {
@@ -123,20 +132,37 @@ export class ContainerEngine {
    * one of them from the cache (the `USER root` step every project's image shares) then fails
    * "image not known" / "layer not known" at its next step. Another deployment's delete,
    * another control plane on the same storage or an operator's prune can all do that, and the
-   * same build a moment later succeeds (the steps are made afresh).
+   * same build a moment later succeeds (the steps are made afresh). The same removal with
+   * `--force` takes the build's working container with it: once the image is committed and
+   * tagged, only its cleanup fails, and the image stands (the CI failure of 2026-12-07).
    */
   async build(args: string[], options: RunOptions = {}): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.run(['build', ...args], options);
       } catch (err) {
-        const vanished = err instanceof EngineError && VANISHED_DURING_BUILD.exec(err.output);
+        if (!(err instanceof EngineError)) throw err;
+        if (await this.committedBeforeFailing(err)) return '';
+        const vanished = VANISHED_DURING_BUILD.exec(err.output) ?? CONTAINER_VANISHED.exec(err.output);
         if (!vanished || attempt >= BUILD_ATTEMPTS || options.signal?.aborted) throw err;
         options.onLine?.(
           `An image or layer this build was using was removed while it ran (${vanished[0]}); building again (attempt ${attempt + 1} of ${BUILD_ATTEMPTS})`,
         );
       }
     }
+  }
+
+  /** Whether a build that failed because its working container vanished had committed its image, which is stored under its name. */
+  private async committedBeforeFailing(err: EngineError): Promise<boolean> {
+    const lines = err.output.split('\n');
+    const tagged = lines.findLastIndex((line) => TAGGED.test(line));
+    if (tagged < 0 || !lines.slice(tagged + 1).some((line) => CONTAINER_VANISHED.test(line))) return false;
+    const name = TAGGED.exec(lines[tagged])![1];
+    const shortId = lines
+      .slice(0, tagged)
+      .map((line) => COMMITTED.exec(line)?.[1])
+      .findLast(Boolean);
+    return shortId !== undefined && ((await this.imageId(name))?.replace(/^sha256:/, '').startsWith(shortId) ?? false);
   }
 
   /**
