@@ -4,6 +4,7 @@
 // the handlers: the handlers are given their services, they do not assemble them.
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
+import type { TextPutWrites } from '../adapters/embedded/textPut.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
@@ -45,6 +46,11 @@ export type RunBackend = AgentDomainOptions['runBackend'] & {
    * server's runs waiting in their window, one statement for both); absent: the store's write.
    */
   orderedWrite?: (ops: WriteOp[]) => Promise<void>;
+  /**
+   * The collections whose puts a run worker sends as their text and kept fields alone, and the
+   * write that takes them (the embedded store writing a journal: adapters/embedded/textPut.ts).
+   */
+  textPuts?: TextPutWrites;
 };
 
 /** The application made from the ports: every area, or those asked for. */

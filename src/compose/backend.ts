@@ -56,11 +56,20 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
  * The run claims and event logs of one server on the embedded store: kept in process. The
  * finished runs' logs are counted in the budget of `cache`, the store's value cache (issue 91).
  */
-export function embeddedRunBackend(store: Store, leaseMs: number, cache?: Pick<JournalStore, 'shareCache'>): RunBackend {
+export function embeddedRunBackend(
+  store: Store,
+  leaseMs: number,
+  journal?: Pick<JournalStore, 'shareCache' | 'textPuts' | 'writeTexts' | 'checkpointMark'>,
+): RunBackend {
   const events = new InMemoryRunEventLog();
-  if (cache) events.countIn(cache.shareCache(() => events.finishedHeld));
+  if (journal) events.countIn(journal.shareCache(() => events.finishedHeld));
   const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
+  // a run worker's checkpoint writes reach a store that writes a journal as their texts (textPut.ts)
+  const collections = journal?.textPuts();
   return {
+    ...(collections
+      ? { textPuts: { collections, write: (ops, thread) => journal!.writeTexts(ops, thread), mark: (thread) => journal!.checkpointMark(thread) } }
+      : {}),
     runs: new CollectionRunStore(store),
     events,
     claims,

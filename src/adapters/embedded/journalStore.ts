@@ -38,7 +38,10 @@ import { JournalCollection } from './journalCollection.ts';
 import { journalLines, lineIndexOf, readLineIndex, topLevelField, writeLineIndex } from './journalLines.ts';
 import { cacheKeyOf, sameVersion } from './packedRecords.ts';
 import { CHECKPOINTS, dropSuperseded, type CachedRecords } from './supersededCheckpoints.ts';
+import { CHECKPOINT_COLLECTIONS } from './collectionCheckpoints.ts';
 import { seqOrder } from './seqOrder.ts';
+import { nestsDeeper, STORE_MAX_DEPTH } from './nestingDepth.ts';
+import { asPut, isTextPut, type TextPut, type TextPutCollections } from './textPut.ts';
 import type { Held } from './orderedIds.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
@@ -90,8 +93,14 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The heap a record of a grouped collection held in memory costs (recordGroups.ts: ~380 bytes), erring high. */
 export const HELD_RECORD_BYTES = 400;
 
-/** Deeper values are refused: every recursive walk after the store (snapshots, replies) must be able to read them back. */
-export const STORE_MAX_DEPTH = 1000;
+export { STORE_MAX_DEPTH, nestsDeeper };
+
+/** The collections whose writes change a thread's checkpoint mark (checkpointMark), and how many threads' marks are remembered. */
+const MARKED_COLLECTIONS: Readonly<Record<string, true>> = Object.fromEntries(Object.values(CHECKPOINT_COLLECTIONS).map((name) => [name, true]));
+const MARKED_THREADS = 4096;
+
+/** A TextPut's value in its journal op and entry while its line is made: never read, its text given beside it. */
+const TEXT_ONLY: object = Object.freeze({});
 
 /** The file operations a journal write and a snapshot go through; tests make them fail. */
 export interface StoreIo {
@@ -232,6 +241,9 @@ export class JournalStore implements Store {
   /** Set by close: a background snapshot under way stops before its next shard (its journal stays). */
   private stopping = false;
   private readonly paged: Readonly<Record<string, readonly string[]>>;
+  /** Per thread, its checkpoint mark (checkpointMark); `marks` counts them out. */
+  private readonly checkpointMarks = new Map<string, number>();
+  private marks = 0;
   private readonly few: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   private readonly grouped: Readonly<Record<string, readonly string[]>>;
   private readonly heldRecords: number;
@@ -772,6 +784,59 @@ export class JournalStore implements Store {
   }
 
   /**
+   * The collections whose puts this store takes as their text and kept fields alone (TextPut,
+   * textPut.ts): its paged collections of checkpoints, when it writes a journal (held in memory
+   * alone, it keeps every value and takes none).
+   */
+  textPuts(): TextPutCollections | null {
+    if (!this.dataDir) return null;
+    const taken: Record<string, readonly string[]> = {};
+    for (const name of Object.values(CHECKPOINT_COLLECTIONS)) if (this.paged[name]) taken[name] = this.paged[name];
+    return taken;
+  }
+
+  /**
+   * A write whose puts may be TextPuts of the collections textPuts() names; any other is made as
+   * the put it stands for. Resolves with `thread`'s checkpoint mark as the write left it (checkpointMark).
+   */
+  async writeTexts(ops: (WriteOp | TextPut)[], thread?: string): Promise<number | undefined> {
+    for (const op of ops) {
+      const load = this.states.get(op.collection)?.load;
+      if (load) await load();
+    }
+    this.apply(ops);
+    return thread === undefined ? undefined : this.checkpointMark(thread);
+  }
+
+  /**
+   * A number that changes with every write of the thread's checkpoints, pending writes or channel
+   * values, whoever makes it; undefined for a thread none was written of lately (beyond the
+   * MARKED_THREADS first marked since). A run worker whose write left a mark still standing holds the thread's newest
+   * checkpoint itself (runWorkerPool.ts).
+   */
+  checkpointMark(thread: string): number | undefined {
+    return this.checkpointMarks.get(thread);
+  }
+
+  /** The thread's checkpoints were written: its mark changes (and it is the newest one remembered). */
+  private markCheckpoints(id: string): void {
+    const thread = groupOf(id);
+    // set again under the key it was first set under: a slice of a long record id kept as a key keeps the whole id
+    if (this.checkpointMarks.has(thread)) this.checkpointMarks.set(thread, ++this.marks);
+    else {
+      this.checkpointMarks.set(structuredClone(thread), ++this.marks);
+      // the threads first marked longest ago go first (a thread whose mark is gone is read as before)
+      if (this.checkpointMarks.size > MARKED_THREADS) this.checkpointMarks.delete(this.checkpointMarks.keys().next().value!);
+    }
+  }
+
+  /** Whether the store writes `op` as its text: a journal line, its collection's values paged and kept by the same fields. */
+  private takesText(op: TextPut): boolean {
+    const kept = this.paged[op.collection];
+    return this.fd !== null && kept !== undefined && kept.length === op.kept.length;
+  }
+
+  /**
    * A SetOp as the put it is now: its fields on the record as memory holds it at this moment
    * (apply runs whole, so no write comes between this read and the line), `whileAny` counted
    * now too; null when there is no record (one deleted meanwhile stays deleted).
@@ -796,13 +861,14 @@ export class JournalStore implements Store {
   }
 
   /** The write's SetOps as the puts they are now (putNow), each on the record as the ops before it in the write leave it. */
-  private resolved(written: WriteOp[]): (PutOp | DeleteOp)[] {
+  private resolved(written: (WriteOp | TextPut)[]): (PutOp | DeleteOp | TextPut)[] {
     const earlier = new Map<string, object | null>();
-    const ops: (PutOp | DeleteOp)[] = [];
+    const ops: (PutOp | DeleteOp | TextPut)[] = [];
     for (const op of written) {
       const put = 'set' in op ? this.putNow(op, earlier) : op;
       if (!put) continue;
-      earlier.set(`${put.collection}\u0000${put.id}`, 'delete' in put ? null : put.value);
+      // a TextPut's value, for a set after it in the same write (none of a run worker's writes has one)
+      earlier.set(`${put.collection}\u0000${put.id}`, 'delete' in put ? null : isTextPut(put) ? (JSON.parse(put.json) as object) : put.value);
       ops.push(put);
     }
     return ops;
@@ -820,9 +886,13 @@ export class JournalStore implements Store {
    * by the first reader (issue 86: 100,000 created threads, never read, each held twice, its
    * value cached and its packed row, ~17 MB of heap and a cache entry's walk and frozen copy a create).
    */
-  apply(written: WriteOp[], created = false): void {
+  apply(written: (WriteOp | TextPut)[], created = false): void {
     if (this.closed) throw new Error('store is closed');
-    const ops = written.some((op) => 'set' in op) ? this.resolved(written) : (written as (PutOp | DeleteOp)[]);
+    const resolved = written.some((op) => 'set' in op) ? this.resolved(written) : (written as (PutOp | DeleteOp | TextPut)[]);
+    // a TextPut this store cannot write as its text is made as the put it stands for
+    const ops = resolved.some((op) => isTextPut(op) && !this.takesText(op))
+      ? resolved.map((op) => (isTextPut(op) && !this.takesText(op) ? (asPut(op) as PutOp) : op))
+      : resolved;
     if (ops.length === 0) return;
     const lines: JournalOp[] = [];
     const entries: (Kept | null)[] = [];
@@ -842,9 +912,11 @@ export class JournalStore implements Store {
         unread.push(false);
       } else {
         const existing = this.state(op.collection).entry(op.id);
-        const entry = wholeEntry(existing ? existing.seq : ++seq, op.value);
+        // a TextPut's value is not here: its line holds its text, and its entry only the seq
+        const value = isTextPut(op) ? TEXT_ONLY : op.value;
+        const entry = wholeEntry(existing ? existing.seq : ++seq, value);
         unread.push(created && !existing);
-        lines.push([op.collection, op.id, entry.seq, op.value]);
+        lines.push([op.collection, op.id, entry.seq, value]);
         entries.push(entry);
         given[lines.length - 1] = op.json;
       }
@@ -858,7 +930,19 @@ export class JournalStore implements Store {
       const state = this.state(op.collection);
       const entry = entries[i];
       const place = places[i];
-      if (entry && place) {
+      if (entry && place && isTextPut(op)) {
+        // its value stays on disk until a reader reads it (not cached: nobody here holds it)
+        const id = this.strings.share(op.id);
+        state.set(id, {
+          seq: entry.seq,
+          value: undefined,
+          slot: -1,
+          file: this.segmentNumber,
+          at: lineStart + place.at,
+          len: place.len,
+          keys: keptKeys(op.kept, this.strings),
+        });
+      } else if (entry && place) {
         // the large parts' texts to remember, but those of fields written once (WRITTEN_ONCE)
         const once = WRITTEN_ONCE[op.collection];
         const remembered = once && fresh[i]?.length ? fresh[i]!.filter(([key]) => !once.includes(key)) : fresh[i];
@@ -888,10 +972,11 @@ export class JournalStore implements Store {
         state.remove(op.id);
       }
       this.dirty.add(this.madeShardKey(op.collection, this.shardOfRecord(op.collection, op.id)));
+      if (op.collection in MARKED_COLLECTIONS) this.markCheckpoints(op.id);
     });
     // a checkpoint's put leaves the one before it (and what only that one read) to be read from disk (supersededCheckpoints.ts)
     ops.forEach((op, i) => {
-      if (paged[i] && op.collection === CHECKPOINTS && !('delete' in op)) dropSuperseded(op.value, this.cachedRecords);
+      if (paged[i] && op.collection === CHECKPOINTS && !('delete' in op) && !isTextPut(op)) dropSuperseded(op.value, this.cachedRecords);
     });
     if (this.segmentBytes >= this.compactBytes && (this.segmentBytes >= this.snapshotBytes * this.compactRatio || this.segmentBytes >= this.maxJournalBytes))
       this.snapshotSoon();
@@ -1626,7 +1711,8 @@ function serialise(
   // too deep, and with no part to remember (fresh) nothing else of the walk is needed: not walked
   // (a created thread's record, ~250 bytes, was walked key by key, issue 86)
   const walked = pieces !== undefined && (bytes > 2 * STORE_MAX_DEPTH || fresh.some((parts) => parts.length > 0));
-  const tooDeep = walked ? lines.find((op, i) => op.length === 4 && recordNestsTooDeep(op[3], fresh[i])) : undefined;
+  // a TextPut's depth was checked by its writer (textPut.ts): its value is not here
+  const tooDeep = walked ? lines.find((op, i) => op.length === 4 && op[3] !== TEXT_ONLY && recordNestsTooDeep(op[3], fresh[i])) : undefined;
   if (pieces !== undefined && !tooDeep) return { pieces, bytes, places, fresh };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =
@@ -1719,30 +1805,6 @@ function recordNestsTooDeep(value: object, fresh: FreshPart[] = []): boolean {
     if (heap === TOO_DEEP) return true;
     if (heap !== undefined) kept![2] = heap + text!.bytes;
     else if (nestsDeeper(part, STORE_MAX_DEPTH - 1)) return true;
-  }
-  return false;
-}
-
-/**
- * Whether `value`, as JSON, nests objects and arrays more than `limit` levels deep (the value
- * itself, an object, is one level). Called on values JSON.stringify took, so without cycles;
- * it descends no further than `limit`, so a deep value cannot overflow the stack here.
- */
-export function nestsDeeper(given: unknown, limit: number): boolean {
-  // what JSON.stringify writes of it (a Date: a string); what toJSON gives is written as it is
-  const value =
-    given !== null && typeof given === 'object' && typeof (given as { toJSON?: unknown }).toJSON === 'function'
-      ? (given as { toJSON(): unknown }).toJSON()
-      : given;
-  if (value === null || typeof value !== 'object') return false;
-  if (limit < 1) return true;
-  if (Array.isArray(value)) {
-    // by index: an iterator's results were ~1% of the main thread's allocation under the fan-out (issue 87)
-    for (let i = 0; i < value.length; i += 1) if (nestsDeeper(value[i], limit - 1)) return true;
-    return false;
-  }
-  for (const key in value) {
-    if (Object.hasOwn(value, key) && nestsDeeper((value as Record<string, unknown>)[key], limit - 1)) return true;
   }
   return false;
 }

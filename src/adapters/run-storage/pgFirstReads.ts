@@ -58,7 +58,7 @@ export interface FirstReadsRow {
 }
 
 /** What a run reads first, from its row: each channel value joined from its chain, as the collections join them. */
-export function knownReadsOf(row: FirstReadsRow): Required<KnownReads> {
+export function knownReadsOf(row: FirstReadsRow): Required<Omit<KnownReads, 'ownCheckpoint'>> {
   const values: StoredHead['values'] = {};
   for (const [channel, chain] of Object.entries(row.chains)) {
     const value = joinChain(chain.map((record) => record ?? undefined));
@@ -75,9 +75,9 @@ export function knownReadsOf(row: FirstReadsRow): Required<KnownReads> {
  * else writes the thread's checkpoints while this one holds it.
  */
 export class ClaimedReads {
-  private readonly kept = new Map<string, Required<KnownReads>>();
+  private readonly kept = new Map<string, Required<Omit<KnownReads, 'ownCheckpoint'>>>();
 
-  put(threadId: string, reads: Required<KnownReads>): void {
+  put(threadId: string, reads: Required<Omit<KnownReads, 'ownCheckpoint'>>): void {
     this.kept.delete(threadId);
     this.kept.set(threadId, reads);
     // the reads of runs that never read (a graph of another kind) go, oldest first
@@ -88,7 +88,7 @@ export class ClaimedReads {
     this.kept.delete(threadId);
   }
 
-  take(threadId: string): Required<KnownReads> | undefined {
+  take(threadId: string): Required<Omit<KnownReads, 'ownCheckpoint'>> | undefined {
     const reads = this.kept.get(threadId);
     this.kept.delete(threadId);
     return reads;
@@ -98,7 +98,7 @@ export class ClaimedReads {
 /** Most first reads kept for runs not started yet (ClaimedReads). */
 const MAX_KEPT = 1_000;
 
-export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<KnownReads>> {
+export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<Omit<KnownReads, 'ownCheckpoint'>>> {
   const { rows } = await store.query<FirstReadsRow>(
     FIRST_READS_SQL,
     [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR, `${rootThreadNs(threadId)}${CHECKPOINT_KEY_SEPARATOR}`],

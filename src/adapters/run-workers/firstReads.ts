@@ -18,8 +18,22 @@ export type { FirstReadsKind } from '../../domain/agent/graphs/runContext.ts';
 export function readsKey(known: KnownReads): string {
   const newest = known.newestCheckpoint;
   return JSON.stringify([
-    known.plainHead === undefined ? 'unknown' : (known.plainHead?.checkpoint_id ?? null),
+    plainKey(known),
     newest === undefined ? 'unknown' : (newest?.record.checkpoint_id ?? null),
     (newest?.writes ?? []).map((w) => [w.task_id, w.idx, w.channel, w.value]),
   ]);
+}
+
+const plainKey = (known: KnownReads) => (known.plainHead === undefined ? 'unknown' : (known.plainHead?.checkpoint_id ?? null));
+
+/**
+ * Whether a run started ahead on reads of key `assumed` read what the main thread reads now
+ * (`known`). The worker that started it assumed its own end state of the thread's last run: where
+ * the main thread found that to be the newest checkpoint still (`ownCheckpoint`), only the plain
+ * head is told apart.
+ */
+export function sameReads(assumed: string, known: KnownReads): boolean {
+  if (!known.ownCheckpoint) return assumed === readsKey(known);
+  const [plain, newest] = JSON.parse(assumed) as [unknown, unknown];
+  return newest !== 'unknown' && plain === plainKey(known);
 }

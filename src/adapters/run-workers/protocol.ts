@@ -1,6 +1,7 @@
 // The messages between the run worker pool (main thread) and its workers. Workers never
 // write the store themselves: reads and writes go to the main thread as calls it answers, so
 // checkpoints and thread state keep one writer whatever the backend.
+import type { TextPutCollections } from '../embedded/textPut.ts';
 import type { GraphSpec, LoadOptions } from '../../domain/agent/graphs/graphs.ts';
 import type { RunRecord, RunError } from '../../domain/agent/records.ts';
 import type { KnownReads, RunOutput } from '../../domain/agent/graphs/runContext.ts';
@@ -18,6 +19,8 @@ export interface WorkerSetup {
   modules?: Record<string, string>;
   /** How often a worker says which of its runs progressed (`alive`, the run watchdog's heartbeat); absent or 0: never. */
   heartbeatMs?: number;
+  /** The collections whose puts the main thread's store takes as their text and kept fields alone (embedded/textPut.ts); absent: none. */
+  textPuts?: TextPutCollections;
 }
 
 /** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, the server's URL (projectGlobals.ts) and the auth service (agentAuthGlobal.ts). */

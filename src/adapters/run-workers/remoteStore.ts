@@ -5,6 +5,7 @@
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { CallTarget } from './protocol.ts';
+import { asTextPut, type TextPutCollections } from '../embedded/textPut.ts';
 
 /**
  * `order`: calls with the same order are made by the main thread one after another (orderedCalls.ts).
@@ -34,11 +35,15 @@ function withText(op: WriteOp): WriteOp {
 }
 
 export class RemoteStore implements Store {
-  /** `order`: this store's calls are made in the order given, none after one that failed (orderedCalls.ts). */
+  /**
+   * `order`: this store's calls are made in the order given, none after one that failed (orderedCalls.ts).
+   * `textPuts`: the collections whose puts the main thread's store takes as their text and kept fields alone (textPut.ts).
+   */
   constructor(
     private readonly call: Call,
     private readonly order?: string,
     private readonly unanswered = false,
+    private readonly textPuts?: TextPutCollections,
   ) {}
 
   /**
@@ -47,7 +52,7 @@ export class RemoteStore implements Store {
    * act on: the first that fails fails the run at its end, runWorkerPool.ts).
    */
   ordered(key: string, awaited = true): RemoteStore {
-    return new RemoteStore(this.call, key, !awaited);
+    return new RemoteStore(this.call, key, !awaited, this.textPuts);
   }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -70,7 +75,10 @@ export class RemoteStore implements Store {
   }
 
   write(ops: WriteOp[]): Promise<void> {
-    return this.call('write', 'write', [ops.map(withText)], this.order, this.unanswered) as Promise<void>;
+    // a held thread's checkpoint writes: their values stay here, their texts go (textPut.ts)
+    const { textPuts } = this;
+    const sent = this.order !== undefined && textPuts ? ops.map((op) => asTextPut(withText(op), textPuts)) : ops.map(withText);
+    return this.call('write', 'write', [sent], this.order, this.unanswered) as Promise<void>;
   }
 
   collectionNames(): string[] {

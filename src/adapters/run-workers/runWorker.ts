@@ -13,6 +13,7 @@
 import { runStorage } from './runStorage.ts';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { TextPutCollections } from '../embedded/textPut.ts';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { graphExecutor, loadRunModules } from '../../domain/agent/graphs/graphRunners.ts';
 import { warmRunPath, warmUpGraphRegistry } from './warmRunPath.ts';
@@ -229,7 +230,7 @@ async function main(): Promise<void> {
   // a graph's authenticate() (sdk/auth.ts) is answered by the main thread, which holds the auth service
   installAgentAuth((request) => call('agentAuth', 'authenticate', [request]) as Promise<AgentAuthAnswer>);
   await serverUrl();
-  const stores = remoteStores(call);
+  const stores = remoteStores(call, setup.textPuts);
   if (setup.modules && !setup.fresh) useCompiledProjectModules(setup.modules);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, stores.checkpointer, { functions: setup.functions, fresh: setup.fresh });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
@@ -389,7 +390,7 @@ async function main(): Promise<void> {
           },
           (err: unknown) => send({ type: 'failed', runId: message.run.run_id, error: describeError(err) }),
         );
-      else start(message.run, message.known, false);
+      else start(message.run, ownReads(message.known, stores.checkpointer, message.run.thread_id), false);
     } else if (message.type === 'next') {
       takeOffer(message);
     } else if (message.type === 'go') {
@@ -427,8 +428,9 @@ async function main(): Promise<void> {
 }
 
 /** The stores a run reads and writes through the main thread (`call`): its checkpoints, plain state and memory. */
-function remoteStores(call: Call): { checkpointer: StoreCheckpointer; plain: PlainStateStore; memoryStore: MemoryAccess } {
-  const store = new RemoteStore(call);
+function remoteStores(call: Call, textPuts?: TextPutCollections): { checkpointer: StoreCheckpointer; plain: PlainStateStore; memoryStore: MemoryAccess } {
+  // a warm-up's store takes its puts with their values: it is given no `textPuts`
+  const store = new RemoteStore(call, undefined, false, textPuts);
   // a held thread's checkpoint writes are posted without waiting for each answer; the main
   // thread makes them in order (orderedCalls.ts)
   const checkpointer = new StoreCheckpointer(
@@ -446,3 +448,14 @@ function heapBytes(): number {
 }
 
 main().catch((err: unknown) => send({ type: 'loadFailed', error: describeError(err) }));
+
+/**
+ * The first reads a run is sent, with the newest checkpoint taken from this worker's memory where
+ * the main thread found the end state kept here of the thread's last run to be it still
+ * (KnownReads.ownCheckpoint); none kept (gone from memory since): the run reads it itself.
+ */
+function ownReads(known: KnownReads | undefined, checkpointer: Pick<StoreCheckpointer, 'endedHead'>, threadId: string): KnownReads | undefined {
+  if (!known?.ownCheckpoint) return known;
+  const head = checkpointer.endedHead(threadId);
+  return head ? { plainHead: known.plainHead, newestCheckpoint: head } : { plainHead: known.plainHead };
+}

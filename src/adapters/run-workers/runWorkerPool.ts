@@ -80,6 +80,8 @@ import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { batchGroups, isOrderedWrite } from './batchGroups.ts';
 import { ReplyOutbox } from './replyOutbox.ts';
+import { OwnHeads } from './ownHeads.ts';
+import { asPut, type TextPut, type TextPutWrites } from '../embedded/textPut.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 import { frozenFromJson } from '../../domain/freeze.ts';
 import { IdleRetirement } from './idleRetirement.ts';
@@ -108,6 +110,11 @@ export interface RunWorkerPoolOptions {
    * absent: `store.write`.
    */
   orderedWrite?: (ops: WriteOp[]) => Promise<void>;
+  /**
+   * The collections whose puts the workers send as their text and kept fields alone, and the
+   * write of `store` that takes them (the embedded store writing a journal: textPut.ts).
+   */
+  textPuts?: TextPutWrites;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
   /** When an idle worker is ended to give its memory back (runtime/idle/workerRetirement.ts's default when absent; null: never). */
@@ -257,6 +264,8 @@ export class RunWorkerPool {
   /** Runs that were in a worker that died of an unknown run's fault: each runs alone next. */
   private readonly suspects = new Set<string>();
   private setup: WorkerSetup;
+  /** Which worker holds a thread's newest checkpoint itself (ownHeads.ts). */
+  private readonly ownHeads = new OwnHeads((thread) => this.options.textPuts?.mark(thread));
   private stopping = false;
   private nextId = 0;
   /** What a decorator (runsAhead.ts) keeps in the workers and hears of them. */
@@ -270,7 +279,7 @@ export class RunWorkerPool {
   constructor(private readonly options: RunWorkerPoolOptions) {
     const stallMs = options.stallMs ?? 0;
     // a heartbeat at a quarter of the limit: three may be lost to a busy machine
-    this.setup = { ...options.setup, ...(stallMs > 0 ? { heartbeatMs: Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)) } : {}) };
+    this.setup = { ...options.setup, ...this.textPutSetup(), ...(stallMs > 0 ? { heartbeatMs: Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)) } : {}) };
     if (stallMs > 0) {
       const roundMs = Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS));
       const rounds = new WatchdogRounds(roundMs, performance.now());
@@ -349,7 +358,7 @@ export class RunWorkerPool {
 
   /** The project changed (dev reload): new runs go to fresh workers; busy ones finish first. */
   reload(setup: WorkerSetup): void {
-    this.setup = { ...setup, fresh: true, ...(this.setup.heartbeatMs ? { heartbeatMs: this.setup.heartbeatMs } : {}) };
+    this.setup = { ...setup, fresh: true, ...this.textPutSetup(), ...(this.setup.heartbeatMs ? { heartbeatMs: this.setup.heartbeatMs } : {}) };
     for (const slot of this.slots) {
       slot.retiring = true;
       if (this.load(slot) === 0) void slot.worker.terminate();
@@ -413,7 +422,7 @@ export class RunWorkerPool {
     let handing: Handing | undefined;
     try {
       await slot.ready;
-      handing = await handover.prepare(slot, run, await this.firstReads(run));
+      handing = await handover.prepare(slot, run, await this.firstReads(run, slot));
     } finally {
       if (!warmUp) slot.starting -= 1;
     }
@@ -806,6 +815,8 @@ export class RunWorkerPool {
           if (alone) slot.ordered.end(threadId);
           // it failed after all: its thread does not wait for input
           if (failed) this.ended(slot, threadId, false);
+          // the worker keeps the end state of a run that ended well (StoreCheckpointer.endedHead)
+          this.ownHeads.ended(threadId, slot.id, message.type === 'done' && !task.stalled && !failed);
           // stopped by the watchdog: its end says why, whatever the abort made of it
           if (task.stalled) task.reject(withTrace(errorOf(task.stalled), message.type === 'failed' ? (message.trace ?? []) : []));
           else if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));
@@ -843,7 +854,7 @@ export class RunWorkerPool {
       first.order === undefined
         ? make()
         : isOrderedWrite(first) && store
-          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => this.writeOrdered(store, batch.flat()), fitsOneWrite)
+          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => this.writeOrdered(store, batch.flat(), slot, first.order!), fitsOneWrite)
           : slot.ordered.run(first.order, make);
     // a run's end waits for the writes it asked for (see Slot's `calls`)
     const answered: Promise<void> = group.some((message) => !message.unanswered)
@@ -866,13 +877,24 @@ export class RunWorkerPool {
     void answered.then(settled, settled);
   }
 
-  /** A held thread's checkpoint writes, made in order (see `orderedWrite`); a warm-up's go to its own store as they are. */
-  private writeOrdered(store: Store, ops: WriteOp[]): Promise<void> {
-    const { orderedWrite } = this.options;
-    if (!orderedWrite || store !== this.options.store) return store.write(ops);
+  /** What the workers are told of the TextPuts the store takes (none: they send every put with its value). */
+  private textPutSetup(): Pick<WorkerSetup, 'textPuts'> {
+    return this.options.textPuts ? { textPuts: this.options.textPuts.collections } : {};
+  }
+
+  /**
+   * A held thread's checkpoint writes, made in order (see `orderedWrite`, `textPuts`); a warm-up's
+   * go to its own store, their TextPuts as the puts they stand for.
+   */
+  private writeOrdered(store: Store, ops: (WriteOp | TextPut)[], slot: Slot, thread: string): Promise<void> {
+    const { orderedWrite, textPuts } = this.options;
+    if (store !== this.options.store) return store.write(ops.map(asPut));
+    // the thread's mark as this write left it: the worker's memory holds the thread's newest checkpoint while it stands
+    if (textPuts) return textPuts.write(ops, thread).then((mark) => this.ownHeads.wrote(thread, slot.id, mark));
+    if (!orderedWrite) return store.write(ops as WriteOp[]);
     // made once the worker's message in hand is handled: the events it posted after these writes
     // (a step's `values` follows its checkpoint's put) are published by then, and go with them
-    return Promise.resolve().then(() => orderedWrite(ops));
+    return Promise.resolve().then(() => orderedWrite(ops as WriteOp[]));
   }
 
   /** A log line of a worker, or a call of no run it holds: which of its runs made it is not known, so each counts as progressing. */
@@ -882,12 +904,15 @@ export class RunWorkerPool {
   }
 
   /** What the run reads first, for the worker to be sent with it; nothing when it cannot be read (the worker then reads it). */
-  private async firstReads(run: RunRecord): Promise<KnownReads> {
+  private async firstReads(run: RunRecord, slot: Slot): Promise<KnownReads> {
     // a warm-up run's graph is agentplane's LangGraph graph, its first reads the warm-up's
     const warmUp = this.warmUps.get(run.run_id);
     const kind = warmUp ? 'langgraph' : this.options.kindOf?.(run);
     if (!kind) return {};
     try {
+      // the worker holds the newest checkpoint itself: the plain head alone is read
+      if (!warmUp && kind === 'langgraph' && this.ownHeads.holds(run.thread_id, slot.id))
+        return { ...(await this.options.runs.firstReads(run.thread_id, 'plain')), ownCheckpoint: true };
       return await (warmUp?.runs ?? this.options.runs).firstReads(run.thread_id, kind);
     } catch (err) {
       this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });

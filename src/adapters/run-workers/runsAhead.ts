@@ -17,7 +17,7 @@ import type { Logger } from '../../domain/ports/logger.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { KnownReads, RunExecutor } from '../../domain/agent/graphs/runContext.ts';
 import type { FirstReadsKind } from './firstReads.ts';
-import { readsKey } from './firstReads.ts';
+import { sameReads } from './firstReads.ts';
 import type { FromWorker, NextOffer } from './protocol.ts';
 import type { Handing, Handover, RunWorkerPool, Slot, WarmUpStores, WorkerWatch } from './runWorkerPool.ts';
 
@@ -158,7 +158,7 @@ export class RunsAhead implements Handover, WorkerWatch {
     if (kept && ahead) {
       kept.ahead.delete(run.run_id);
       clearTimeout(ahead.timer);
-      if (ahead.reads === readsKey(known)) {
+      if (sameReads(ahead.reads, known)) {
         this.startedAhead.went += 1;
         this.options.log.debug('a run started ahead of its claim goes on', { worker: slot.id, run_id: run.run_id });
         return true;

@@ -136,6 +136,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           kindOf,
           runs: deps.runBackend.runs,
           orderedWrite: deps.runBackend.orderedWrite,
+          textPuts: deps.runBackend.textPuts,
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import type { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import type { Collection, Store } from '../../../src/domain/ports/store.ts';
+import type { Store } from '../../../src/domain/ports/store.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { storeView } from '../../support/storeViews.ts';
+import { readingStore } from '../../support/readingStore.ts';
 import { testRunWorkerPool } from '../../support/runWorkerPools.ts';
 
 /** Every read made of the store, with whether the run had been handed to its worker yet. */
@@ -20,23 +20,9 @@ interface Read {
   what: string;
 }
 
-/** The store, recording each get and list it answers. */
-function recording(store: Store, reads: Read[], handedOver: () => boolean): Store {
-  const recorded = new Set(['get', 'list']);
-  return storeView(store, {
-    collection: <T extends object>(name: string, inner: Collection<T>) =>
-      new Proxy(inner, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver) as unknown;
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            if (recorded.has(String(property))) reads.push({ handedOver: handedOver(), what: `${name}.${String(property)}` });
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        },
-      }),
-  });
-}
+/** The store, recording each get and list it answers, with whether the run had been handed over. */
+const recording = (store: Store, reads: Read[], handedOver: () => boolean): Store =>
+  readingStore(store, ['get', 'list'], (what) => reads.push({ handedOver: handedOver(), what }));
 
 const humanTexts = (values: Record<string, unknown>) =>
   ((values.messages ?? []) as { type: string; content: unknown }[]).filter((m) => m.type === 'human').map((m) => m.content);

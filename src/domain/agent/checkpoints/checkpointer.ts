@@ -269,7 +269,7 @@ export class StoreCheckpointer {
           const writes = h.writes.get(key(threadId, '', record.checkpoint_id));
           const values = h.values.get(key(threadId, '', record.checkpoint_id));
           this.keepEnded(threadId, last.checkpoint, textLengthOf(record), writes && values && { record, writes, values });
-        }
+        } else this.dropEnded(threadId); // an older run's end is not the thread's newest any more: never taken for it
         h.holders.delete(holder);
         h.runs -= 1;
         if (h.runs === 0) this.held.delete(threadId);

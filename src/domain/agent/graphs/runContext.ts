@@ -61,6 +61,12 @@ export interface KnownReads {
   plainHead?: PlainCheckpointRecord | null;
   /** The newest root LangGraph checkpoint with its pending writes. */
   newestCheckpoint?: StoredHead | null;
+  /**
+   * The newest root checkpoint is the one the thread's last run ended on in the run worker the
+   * run goes to, and nothing wrote the thread's checkpoints since: that worker takes it from its
+   * own memory (its checkpointer's end state, endedHead) rather than being sent it.
+   */
+  ownCheckpoint?: true;
 }
 
 /** The kinds of graph whose first reads can be read ahead (see KnownReads); undefined: none are. */
