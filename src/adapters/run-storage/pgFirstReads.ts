@@ -57,8 +57,11 @@ export interface FirstReadsRow {
   chains: Record<string, (ChannelValueRecord | null)[]>;
 }
 
+/** Both first reads, as read from PostgreSQL (never a worker's own checkpoint: KnownReads.ownCheckpoint is the embedded store's). */
+type ReadFirst = Required<Omit<KnownReads, 'ownCheckpoint'>>;
+
 /** What a run reads first, from its row: each channel value joined from its chain, as the collections join them. */
-export function knownReadsOf(row: FirstReadsRow): Required<Omit<KnownReads, 'ownCheckpoint'>> {
+export function knownReadsOf(row: FirstReadsRow): ReadFirst {
   const values: StoredHead['values'] = {};
   for (const [channel, chain] of Object.entries(row.chains)) {
     const value = joinChain(chain.map((record) => record ?? undefined));
@@ -75,9 +78,9 @@ export function knownReadsOf(row: FirstReadsRow): Required<Omit<KnownReads, 'own
  * else writes the thread's checkpoints while this one holds it.
  */
 export class ClaimedReads {
-  private readonly kept = new Map<string, Required<Omit<KnownReads, 'ownCheckpoint'>>>();
+  private readonly kept = new Map<string, ReadFirst>();
 
-  put(threadId: string, reads: Required<Omit<KnownReads, 'ownCheckpoint'>>): void {
+  put(threadId: string, reads: ReadFirst): void {
     this.kept.delete(threadId);
     this.kept.set(threadId, reads);
     // the reads of runs that never read (a graph of another kind) go, oldest first
@@ -88,7 +91,7 @@ export class ClaimedReads {
     this.kept.delete(threadId);
   }
 
-  take(threadId: string): Required<Omit<KnownReads, 'ownCheckpoint'>> | undefined {
+  take(threadId: string): ReadFirst | undefined {
     const reads = this.kept.get(threadId);
     this.kept.delete(threadId);
     return reads;
@@ -98,7 +101,7 @@ export class ClaimedReads {
 /** Most first reads kept for runs not started yet (ClaimedReads). */
 const MAX_KEPT = 1_000;
 
-export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<Omit<KnownReads, 'ownCheckpoint'>>> {
+export async function pgFirstReads(store: PgStore, threadId: string): Promise<ReadFirst> {
   const { rows } = await store.query<FirstReadsRow>(
     FIRST_READS_SQL,
     [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR, `${rootThreadNs(threadId)}${CHECKPOINT_KEY_SEPARATOR}`],
